@@ -1,0 +1,112 @@
+"""Agents registered by name, so specs, the CLI and tests all say `"expert"`.
+
+A name is `kind` or `kind:parameter` (`sloppy:0.1`, `minimax:3`). Other
+modules add kinds with `register` (decoded genomes, learned agents).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..rules import Rules
+from .base import Agent, CodedPolicy, IllegalMoveError, Moves
+from .basic import ExpertAgent, MinimaxAgent, RandomAgent, SloppyAgent
+from .lookahead import LookaheadAgent
+from .seeds import (
+    EvenOddAgent,
+    FixedRulesAgent,
+    GabrieleAgent,
+    LongestAgent,
+    SillyAgent,
+    SingleRowAgent,
+)
+
+__all__ = [
+    "Agent",
+    "CodedPolicy",
+    "IllegalMoveError",
+    "Moves",
+    "agent",
+    "agent_names",
+    "register",
+]
+
+Factory = Callable[[str, Rules, "str | None"], Agent]
+
+
+@dataclass(frozen=True)
+class _Entry:
+    factory: Factory
+    usage: str  # how the name is written, e.g. "sloppy:P"
+    help: str
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def register(kind: str, factory: Factory, usage: str | None = None, help: str = "") -> None:
+    """Make `agent(kind or "kind:param", rules)` build agents with `factory(name, rules, param)`."""
+    _REGISTRY[kind] = _Entry(factory, usage or kind, help)
+
+
+def agent_names() -> list[str]:
+    """How each registered agent is named (`P` marks a parameter)."""
+    return [entry.usage for entry in _REGISTRY.values()]
+
+
+def agent(name: str, rules: Rules) -> Agent:
+    """Build the agent called `name` for `rules` (e.g. `"expert"`, `"sloppy:0.2"`)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"agent name must be a non-empty string, got {name!r}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a fitness.nim.Rules, got {rules!r}")
+    kind, sep, param = name.partition(":")
+    entry = _REGISTRY.get(kind)
+    if entry is None:
+        raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(agent_names())}")
+    return entry.factory(name, rules, param if sep else None)
+
+
+def _no_param(cls: type[Agent]) -> Factory:
+    def build(name: str, rules: Rules, param: str | None) -> Agent:
+        if param is not None:
+            raise ValueError(f"agent {name!r}: {cls.__name__} takes no parameter; write {name.split(':')[0]!r}")
+        return cls(name, rules)
+
+    return build
+
+
+def _sloppy(name: str, rules: Rules, param: str | None) -> Agent:
+    try:
+        p = 0.1 if param is None else float(param)
+    except ValueError:
+        p = float("nan")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"agent {name!r}: sloppy:P needs a probability P between 0 and 1")
+    return SloppyAgent(name, rules, p)
+
+
+def _minimax(name: str, rules: Rules, param: str | None) -> Agent:
+    if param is None:
+        return MinimaxAgent(name, rules)
+    if not param.isdigit() or int(param) < 1:
+        raise ValueError(f"agent {name!r}: minimax:D needs a search depth D >= 1 (an integer)")
+    return LookaheadAgent(name, rules, int(param))
+
+
+register("random", _no_param(RandomAgent), help="a non-empty row uniformly, then a count uniformly")
+register("expert", _no_param(ExpertAgent), help="exact: a winning move whenever one exists")
+register(
+    "minimax",
+    _minimax,
+    usage="minimax, minimax:D",
+    help="the exact solver's best move; minimax:D searches D plies, seed 004's heuristic beyond",
+)
+register("sloppy", _sloppy, usage="sloppy:P", help="expert, but a random move with probability P")
+register("gabriele", _no_param(GabrieleAgent), help="most objects from the lowest-index row")
+register("longest", _no_param(LongestAgent), help="the whole longest row")
+register("silly", _no_param(SillyAgent), help="all it may from the smallest row")
+register("single-row", _no_param(SingleRowAgent), help="each row played as if alone (seed 003)")
+register("even-odd", _no_param(EvenOddAgent), help="total even/odd rule (seed 003)")
+register("fixed-rules", _no_param(FixedRulesAgent), help="seed 000's fixed-rule agent")

@@ -1,0 +1,135 @@
+"""What an agent is: a batched policy, plus an optional fast path on codes.
+
+Every agent maps a batch of positions `(games, rows)` and a
+`numpy.random.Generator` to one move `(row, take)` per game. On boards small
+enough to number every position (`StateSpace`), an agent can also act on
+position codes; deterministic agents get that for free by being tabulated once
+over the whole space, after which a move costs two array lookups.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..rules import Rules
+from ..space import StateSpace
+
+__all__ = ["Agent", "CodedPolicy", "IllegalMoveError", "Moves", "check_moves"]
+
+Moves = tuple[np.ndarray, np.ndarray]
+
+
+class IllegalMoveError(ValueError):
+    """An agent returned a move the rules forbid; raised, never played."""
+
+
+def check_moves(agent_name: str, rules: Rules, positions: np.ndarray, rows, takes) -> Moves:
+    """Validate one move per position; raise naming the agent and the position."""
+    rows = np.asarray(rows)
+    takes = np.asarray(takes)
+    n = len(positions)
+    if rows.shape != (n,) or takes.shape != (n,):
+        raise IllegalMoveError(
+            f"agent {agent_name!r} returned moves of shape {rows.shape}/{takes.shape} "
+            f"for {n} positions"
+        )
+    if not (np.issubdtype(rows.dtype, np.integer) and np.issubdtype(takes.dtype, np.integer)):
+        raise IllegalMoveError(f"agent {agent_name!r} returned non-integer moves")
+    ok = rules.legal_mask(positions, rows, takes)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise IllegalMoveError(
+            f"agent {agent_name!r} played an illegal move (row {int(rows[i])}, take "
+            f"{int(takes[i])}) in position {positions[i].tolist()} ({rules.describe()})"
+        )
+    return rows.astype(np.int64), takes.astype(np.int64)
+
+
+class CodedPolicy:
+    """A policy on position codes of one `StateSpace`.
+
+    `trusted` policies produce legal moves by construction (checked once when
+    they were built), so the engine skips the per-move check for them.
+    """
+
+    def __init__(
+        self,
+        act: Callable[[np.ndarray, np.random.Generator], Moves],
+        trusted: bool,
+        step_table: np.ndarray | None = None,
+    ) -> None:
+        self.act = act
+        self.trusted = trusted
+        # For deterministic policies: how much each code drops, so the engine
+        # moves every game with a single lookup.
+        self.step_table = step_table
+
+    @classmethod
+    def tabulate(cls, agent: "Agent", space: StateSpace) -> "CodedPolicy":
+        """Ask a deterministic agent once about every position; then look moves up."""
+        positions = space.all_positions()[1:]  # code 0 is the empty board: no move
+        rows, takes = agent.act(positions, np.random.default_rng(0))
+        rows, takes = check_moves(agent.name, agent.rules, positions, rows, takes)
+        row_table = np.zeros(space.size, dtype=np.int8 if space.n_rows < 128 else np.int64)
+        row_table[1:] = rows
+        step_table = np.zeros(space.size, dtype=np.int64)
+        step_table[1:] = takes * space.radix[rows]
+        take_table = np.zeros(space.size, dtype=np.int64)
+        take_table[1:] = takes
+
+        def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
+            return row_table[codes], take_table[codes]
+
+        return cls(act, trusted=True, step_table=step_table)
+
+
+class Agent:
+    """A named batched Nim policy bound to one set of rules.
+
+    Subclasses implement `act(positions, rng)`. `deterministic` agents ignore
+    `rng`; they are tabulated over small boards automatically.
+    """
+
+    deterministic: bool = False
+
+    def __init__(self, name: str, rules: Rules) -> None:
+        self.name = name
+        self.rules = rules
+        self._coded: dict[tuple[int, ...], CodedPolicy] = {}
+
+    def __repr__(self) -> str:
+        return f"<agent {self.name} on {self.rules.describe()}>"
+
+    def __call__(self, positions: np.ndarray, rng: np.random.Generator | None = None) -> Moves:
+        """One legal move per position (checked: an illegal move raises)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.ndim != 2 or positions.shape[1] != self.rules.n_rows:
+            raise ValueError(
+                f"positions must be an int array (games, {self.rules.n_rows}), got shape "
+                f"{positions.shape}"
+            )
+        if (positions < 0).any() or (positions.sum(axis=1) == 0).any():
+            raise ValueError("positions must be non-negative and not empty (the game is over)")
+        if rng is None:
+            rng = np.random.default_rng()
+        rows, takes = self.act(positions, rng)
+        return check_moves(self.name, self.rules, positions, rows, takes)
+
+    def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
+        raise NotImplementedError
+
+    def coded(self, space: StateSpace) -> CodedPolicy | None:
+        """A policy on codes of `space`, built once, or None if this agent has none."""
+        if space.board not in self._coded:
+            policy = self._build_coded(space)
+            if policy is None:
+                return None
+            self._coded[space.board] = policy
+        return self._coded[space.board]
+
+    def _build_coded(self, space: StateSpace) -> CodedPolicy | None:
+        if self.deterministic:
+            return CodedPolicy.tabulate(self, space)
+        return None

@@ -1,0 +1,113 @@
+"""The reference agents: random, expert, exact minimax, and the sloppy expert."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import Rules
+from ..solver import solve
+from ..space import StateSpace
+from ..theory import expert_moves
+from .base import Agent, CodedPolicy, Moves
+
+__all__ = ["RandomAgent", "ExpertAgent", "MinimaxAgent", "SloppyAgent", "random_moves"]
+
+
+def _cap(values: np.ndarray, k: int | None) -> np.ndarray:
+    return values if k is None else np.minimum(values, k)
+
+
+def random_moves(positions: np.ndarray, k: int | None, u: np.ndarray) -> Moves:
+    """The course's pure random move, driven by one uniform number per game.
+
+    The integer part of u * (non-empty rows) picks the row; the fraction left
+    over, itself uniform, picks how many to take (1..min(k, row)).
+    """
+    nonempty = positions > 0
+    count = nonempty.sum(axis=1)
+    scaled = u * count
+    slot = scaled.astype(np.int64)
+    frac = scaled - slot
+    rows = (np.cumsum(nonempty, axis=1) > slot[:, None]).argmax(axis=1)
+    limit = _cap(positions[np.arange(len(positions)), rows], k)
+    takes = 1 + (frac * limit).astype(np.int64)
+    return rows, takes
+
+
+class RandomAgent(Agent):
+    """Picks a non-empty row uniformly, then a legal count uniformly."""
+
+    def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
+        return random_moves(positions, self.rules.k, rng.random(len(positions)))
+
+    def _build_coded(self, space: StateSpace) -> CodedPolicy:
+        # Per position code: how many rows are non-empty, which they are, and
+        # how many objects each may lose; then the same arithmetic as `act`.
+        positions = space.all_positions()
+        n_rows = space.n_rows
+        nonempty = positions > 0
+        count = nonempty.sum(axis=1)
+        order = np.argsort(~nonempty, axis=1, kind="stable")  # non-empty rows first
+        slot_row = order.astype(np.int64).ravel()
+        slot_limit = _cap(np.take_along_axis(positions, order, axis=1), self.rules.k).ravel()
+
+        def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
+            scaled = rng.random(len(codes)) * count[codes]
+            slot = scaled.astype(np.int64)
+            flat = codes * n_rows + slot
+            rows = slot_row[flat]
+            takes = 1 + ((scaled - slot) * slot_limit[flat]).astype(np.int64)
+            return rows, takes
+
+        return CodedPolicy(act, trusted=True)
+
+
+class ExpertAgent(Agent):
+    """Exact in all four variants: a winning move whenever one exists.
+
+    From a losing position it takes one object from the largest row, making
+    the game last and giving the opponent the most chances to go wrong.
+    """
+
+    deterministic = True
+
+    def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
+        return expert_moves(positions, self.rules)
+
+
+class MinimaxAgent(Agent):
+    """Plays the exact solver's best move (full-depth minimax, memoised)."""
+
+    deterministic = True
+
+    def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
+        return solve(self.rules).best_moves(positions)
+
+
+class SloppyAgent(Agent):
+    """The expert, distracted: a random move with probability `p` (seed 001's sloppy agent)."""
+
+    def __init__(self, name: str, rules: Rules, p: float) -> None:
+        super().__init__(name, rules)
+        self.p = p
+        self._expert = ExpertAgent("expert", rules)
+        self._random = RandomAgent("random", rules)
+
+    def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
+        distracted = rng.random(len(positions)) < self.p
+        r_rows, r_takes = self._random.act(positions, rng)
+        e_rows, e_takes = self._expert.act(positions, rng)
+        return np.where(distracted, r_rows, e_rows), np.where(distracted, r_takes, e_takes)
+
+    def _build_coded(self, space: StateSpace) -> CodedPolicy:
+        expert = self._expert.coded(space)
+        randomly = self._random.coded(space)
+        p = self.p
+
+        def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
+            distracted = rng.random(len(codes)) < p
+            r_rows, r_takes = randomly.act(codes, rng)
+            e_rows, e_takes = expert.act(codes, rng)
+            return np.where(distracted, r_rows, e_rows), np.where(distracted, r_takes, e_takes)
+
+        return CodedPolicy(act, trusted=True)
