@@ -1,0 +1,56 @@
+"""The `evo` command: one entry point, one module per subcommand.
+
+Each module in `pipeline.commands` exposes `add_parser(subparsers)`, which
+registers its arguments and sets `handler`. Heavy imports (Ray, pandas) stay
+inside the handlers so `evo match` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+__all__ = ["main", "UserError"]
+
+COMMAND_MODULES = ("run", "resume", "report", "match", "play", "bench", "train_rl")
+
+
+class UserError(Exception):
+    """A problem the user can fix (bad option, missing file): printed as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not usage + traceback
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"pipeline.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"pipeline.commands.{name}":
+                continue  # a command not built yet
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except (UserError, ValueError, FileNotFoundError) as exc:
+        print(f"evo {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"evo {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
