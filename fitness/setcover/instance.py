@@ -1,0 +1,185 @@
+"""A set-cover instance as immutable data: the lists plus the arrays that make scoring fast.
+
+Costs are list sizes (the course objective: minimise the total size of the
+chosen lists).  Files in three forms load into the same object, and anything
+malformed is reported as one ``ValueError`` line naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .generator import problem
+
+
+@dataclass(frozen=True)
+class Instance:
+    """Lists over the elements ``0..N-1``; the incidence matrix and sizes are derived.
+
+    Equality and hashing use ``N`` and ``lists`` only; the arrays are read-only.
+    Duplicate elements inside one list are rejected: they would make a list's
+    cost ambiguous.
+    """
+
+    N: int
+    lists: tuple[tuple[int, ...], ...]
+    incidence: np.ndarray = field(init=False, repr=False, compare=False)
+    sizes: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.N, bool) or not isinstance(self.N, (int, np.integer)) or self.N < 1:
+            raise ValueError(f"N must be an integer >= 1, got {self.N!r}")
+        N = int(self.N)
+        lists, incidence = _validated(self.lists, N)
+        sizes = incidence.sum(axis=1, dtype=np.int64)
+        incidence.flags.writeable = False
+        sizes.flags.writeable = False
+        object.__setattr__(self, "N", N)
+        object.__setattr__(self, "lists", lists)
+        object.__setattr__(self, "incidence", incidence)
+        object.__setattr__(self, "sizes", sizes)
+
+    @classmethod
+    def from_problem(cls, N: int, seed: int | None = None) -> Instance:
+        """The course instance ``problem(N, seed)``."""
+        return cls(N, problem(N, seed))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_incidence(cls, incidence: np.ndarray) -> Instance:
+        """Build from a boolean matrix (lists x elements)."""
+        matrix = np.asarray(incidence)
+        if matrix.dtype != np.bool_:
+            raise ValueError(f"incidence matrix must have dtype bool, got {matrix.dtype}")
+        if matrix.ndim != 2:
+            raise ValueError(f"incidence matrix must be 2-D (lists x elements), got {matrix.ndim}-D")
+        if matrix.shape[0] == 0 or matrix.shape[1] == 0:
+            raise ValueError(f"incidence matrix is empty (shape {matrix.shape})")
+        lists = tuple(tuple(int(e) for e in np.flatnonzero(row)) for row in matrix)
+        return cls(matrix.shape[1], lists)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Instance:
+        """Read a ``.npy`` boolean matrix, or JSON: ``[[...], ...]`` or ``{"N": n, "lists": [...]}``.
+
+        Without an explicit ``N`` the elements are taken to be ``0..max``.
+        """
+        path = Path(path)
+        try:
+            if path.suffix == ".npy":
+                return cls.from_incidence(_read_npy(path))
+            return cls._from_json(_read_json(path))
+        except (ValueError, OSError) as error:
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ValueError(f"{path}: {reason}") from None
+
+    @classmethod
+    def _from_json(cls, data: Any) -> Instance:
+        if isinstance(data, dict):
+            unknown = set(data) - {"N", "lists"}
+            if unknown or "lists" not in data:
+                raise ValueError('JSON object must have keys "lists" and optionally "N"')
+            lists, N = data["lists"], data.get("N")
+        else:
+            lists, N = data, None
+        if not isinstance(lists, list) or not lists:
+            raise ValueError("expected a non-empty JSON array of lists")
+        if N is None:
+            elements = [e for i, lst in enumerate(lists) for e in _int_elements(lst, i)]
+            if not elements:
+                raise ValueError("lists contain no elements, so N cannot be inferred")
+            N = max(max(elements) + 1, 1)
+        return cls(N, lists)
+
+    def save(self, path: str | Path) -> None:
+        """Write JSON ``{"N": ..., "lists": [...]}``; ``load`` reads it back equal."""
+        Path(path).write_text(json.dumps({"N": self.N, "lists": [list(lst) for lst in self.lists]}))
+
+    @property
+    def n_lists(self) -> int:
+        return len(self.lists)
+
+    @cached_property
+    def coverable(self) -> np.ndarray:
+        """Which elements some list contains (a cover exists iff all do)."""
+        return self.incidence.any(axis=0)
+
+    @cached_property
+    def members(self) -> tuple[np.ndarray, ...]:
+        """Each list's elements as an int array, for the per-list loops of greedy and repair."""
+        return tuple(np.flatnonzero(row) for row in self.incidence)
+
+    @cached_property
+    def packed(self) -> np.ndarray:
+        """Lists x 64-bit words, bit ``e % 64`` of word ``e // 64`` set if the list holds ``e``."""
+        words = -(-self.N // 64)
+        bytes_ = np.zeros((self.n_lists, 8 * words), dtype=np.uint8)
+        bytes_[:, : -(-self.N // 8)] = np.packbits(self.incidence, axis=1, bitorder="little")
+        return bytes_.view("<u8")
+
+    @cached_property
+    def incidence_t(self) -> np.ndarray:
+        """Elements x lists as uint8: row ``e`` says which lists contain ``e``."""
+        return np.ascontiguousarray(self.incidence.T, dtype=np.uint8)
+
+
+_BOOL_TYPES = {bool, np.bool_}  # numpy silently turns [1, True] into integers
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"not valid JSON ({error})") from None
+
+
+def _read_npy(path: Path) -> np.ndarray:
+    with path.open("rb") as handle:
+        if handle.read(6) != b"\x93NUMPY":
+            raise ValueError("not a .npy file")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as error:
+        raise ValueError(f"not a plain .npy array ({error})") from None
+
+
+def _int_elements(elements: Any, index: int) -> list[int]:
+    if not isinstance(elements, (list, tuple)):
+        raise ValueError(f"list {index} is not an array of integers (got {type(elements).__name__})")
+    for position, element in enumerate(elements):
+        if isinstance(element, bool) or not isinstance(element, (int, np.integer)):
+            raise ValueError(f"list {index}, position {position}: {element!r} is not an integer")
+    return [int(e) for e in elements]
+
+
+def _validated(lists: Sequence[Sequence[int]], N: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+    """Check every list (integers in range, no repeats) and build the incidence matrix.
+
+    Each list is checked as one numpy array; the element-by-element walk only
+    runs to word the error message.
+    """
+    if isinstance(lists, (str, bytes)) or not isinstance(lists, Sequence):
+        raise ValueError(f"lists must be a sequence of sequences of integers, got {type(lists).__name__}")
+    if len(lists) == 0:
+        raise ValueError("an instance needs at least one list")
+    incidence = np.zeros((len(lists), N), dtype=bool)
+    result = []
+    for index, elements in enumerate(lists):
+        if not isinstance(elements, (list, tuple)):
+            raise ValueError(f"list {index} is not an array of integers (got {type(elements).__name__})")
+        values = np.array(elements, dtype=None if elements else np.int64)
+        if values.ndim != 1 or values.dtype.kind not in "iu" or _BOOL_TYPES & set(map(type, elements)):
+            _int_elements(elements, index)
+        if values.size and (values.min() < 0 or values.max() >= N):
+            position = int(np.flatnonzero((values < 0) | (values >= N))[0])
+            raise ValueError(f"list {index}, position {position}: element {values[position]} is outside 0..{N - 1}")
+        incidence[index, values] = True
+        if np.count_nonzero(incidence[index]) != values.size:
+            raise ValueError(f"list {index} repeats an element")
+        result.append(tuple(values.tolist()))
+    return tuple(result), incidence

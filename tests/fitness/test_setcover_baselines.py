@@ -1,0 +1,146 @@
+"""Course baselines: the write-up's known totals, a set-based greedy oracle, and A* against brute force."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fitness.setcover import (
+    Instance,
+    SearchLimitExceeded,
+    astar,
+    complete_cover,
+    naive_greedy,
+    pruned_greedy,
+    ratio_greedy,
+    remove_redundant,
+)
+
+
+@pytest.fixture(scope="module")
+def course():
+    return {N: Instance.from_problem(N, 42) for N in (20, 40, 100, 500, 1000)}
+
+
+@st.composite
+def small_instances(draw, max_n=10, max_lists=9):
+    N = draw(st.integers(1, max_n))
+    lists = draw(
+        st.lists(st.lists(st.integers(0, N - 1), unique=True, max_size=N), min_size=1, max_size=max_lists)
+    )
+    return Instance(N, lists)
+
+
+def covers_all_coverable(instance, chosen):
+    covered = set().union(*(set(instance.lists[j]) for j in chosen))
+    return covered == set(np.flatnonzero(instance.coverable))
+
+
+def redundant(instance, chosen):
+    return [
+        j
+        for j in chosen
+        if set(instance.lists[j]) <= set().union(*(set(instance.lists[i]) for i in chosen if i != j))
+    ]
+
+
+def test_naive_greedy_known_value(course):
+    result = naive_greedy(course[1000])
+    assert result.cost == 4652 and result.feasible
+
+
+@pytest.mark.parametrize(("N", "cost"), [(100, 171), (500, 1256), (1000, 2913)])
+def test_ratio_greedy_known_values(course, N, cost):
+    result = ratio_greedy(course[N])
+    assert result.cost == cost and result.feasible
+    assert result.cost == course[N].sizes[list(result.chosen)].sum()
+
+
+def set_based_ratio_greedy(instance):
+    """Slow oracle: size / newly covered, smallest first, ties to the lowest index."""
+    uncovered = set(np.flatnonzero(instance.coverable).tolist())
+    chosen = []
+    while uncovered:
+        best = min(
+            (j for j, lst in enumerate(instance.lists) if uncovered & set(lst)),
+            key=lambda j: len(instance.lists[j]) / len(uncovered & set(instance.lists[j])),
+        )
+        chosen.append(best)
+        uncovered -= set(instance.lists[best])
+    return chosen
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_instances(max_n=30, max_lists=15))
+def test_ratio_greedy_matches_set_oracle(instance):
+    assert list(ratio_greedy(instance).chosen) == set_based_ratio_greedy(instance)
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_instances(max_n=30, max_lists=15))
+def test_greedies_cover_everything_coverable_and_pruning_leaves_no_redundancy(instance):
+    naive, ratio, pruned = naive_greedy(instance), ratio_greedy(instance), pruned_greedy(instance)
+    for result in (naive, ratio, pruned):
+        assert covers_all_coverable(instance, result.chosen)
+        assert result.feasible == bool(instance.coverable.all())
+    assert redundant(instance, pruned.chosen) == []
+    assert set(pruned.chosen) <= set(ratio.chosen) and pruned.cost <= ratio.cost
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_instances(max_n=20, max_lists=12), st.data())
+def test_complete_then_remove_redundant_gives_irredundant_cover(instance, data):
+    start = np.array(data.draw(st.lists(st.booleans(), min_size=instance.n_lists, max_size=instance.n_lists)))
+    completed = complete_cover(instance, start)
+    assert (completed >= start).all()
+    assert covers_all_coverable(instance, np.flatnonzero(completed))
+    kept = remove_redundant(instance, completed)
+    assert covers_all_coverable(instance, np.flatnonzero(kept))
+    assert redundant(instance, np.flatnonzero(kept).tolist()) == []
+
+
+def test_remove_redundant_drops_largest_first():
+    instance = Instance(4, [[0, 1], [2, 3], [0, 1, 2], [3]])
+    kept = remove_redundant(instance, np.ones(4, dtype=bool))
+    # [0, 1, 2] (largest) goes first; then [0, 1] and [2, 3] are each the only
+    # holder of some element, and [3] duplicates [2, 3].
+    assert np.flatnonzero(kept).tolist() == [0, 1]
+
+
+def brute_force_optimum(instance):
+    goal = set(np.flatnonzero(instance.coverable).tolist())
+    return min(
+        sum(len(instance.lists[j]) for j in subset)
+        for r in range(instance.n_lists + 1)
+        for subset in itertools.combinations(range(instance.n_lists), r)
+        if set().union(*(set(instance.lists[j]) for j in subset)) == goal
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_instances())
+def test_astar_is_optimal_against_brute_force(instance):
+    result = astar(instance)
+    assert covers_all_coverable(instance, result.chosen)
+    assert result.cost == brute_force_optimum(instance)
+    assert result.nodes_visited >= 1
+
+
+@pytest.mark.parametrize(("N", "optimum"), [(20, 23), (40, 54)])
+def test_astar_on_course_instances_beats_or_ties_greedy(course, N, optimum):
+    result = astar(course[N])
+    assert result.feasible and result.cost == optimum
+    assert result.cost <= pruned_greedy(course[N]).cost
+    assert result.nodes_visited > 0
+
+
+def test_astar_refuses_large_instances_quickly(course):
+    started = time.monotonic()
+    with pytest.raises(SearchLimitExceeded, match=r"N=1000 \(3619 lists\) .*1 s\) with the optimum proven >="):
+        astar(course[1000], time_limit=1.0)
+    assert time.monotonic() - started < 3
+    with pytest.raises(SearchLimitExceeded, match=r"N=100 .* after 20 nodes .*greedy"):
+        astar(course[100], max_nodes=20, time_limit=60)
