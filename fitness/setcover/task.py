@@ -23,6 +23,7 @@ class SetCoverTask:
 
     objectives = ("covered", "cost")
     weights = (1.0, -1.0)
+    primary = "cost"  # what progress bars and stop targets follow
 
     def __init__(self, spec: dict) -> None:
         if spec.get("instance"):

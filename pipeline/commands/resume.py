@@ -1,0 +1,19 @@
+"""`evo resume RUN_DIR`: continue a stopped or killed run from its last complete generation."""
+
+from __future__ import annotations
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("resume", help="continue a run from its last complete generation")
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from ..rundir import RunDir
+    from ..spec import parse_spec
+    from .run import execute
+
+    rundir = RunDir(args.run_dir)
+    spec = parse_spec(rundir.read_run()["spec"], str(rundir.run_json))
+    return execute(spec, resume_dir=rundir.path)

@@ -1,0 +1,86 @@
+"""What every evaluator shares: the result type, the error, seeds and chunking.
+
+Kept free of Ray so the in-process back end (tests, debugging) never imports it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "chunk_bounds", "checked_columns"]
+
+Columns = dict[str, np.ndarray]
+
+
+class EvaluationError(RuntimeError):
+    """A batch could not be scored: a task raised, or a chunk failed too often."""
+
+
+@dataclass
+class Evaluated:
+    """A scored batch, in the order the genomes were given."""
+
+    columns: Columns  # the task's columns, one entry per genome
+    eval_seconds: np.ndarray  # per genome: its chunk's compute time shared equally
+    worker: list[str]  # who scored each genome: "local" or "actor-3@10.0.0.2/1a2b3c4d"
+    failures: int  # actor failures recovered during this call
+
+
+class Evaluator(ABC):
+    """Scores batches of plain-data genomes; `close()` (or `with`) frees its workers."""
+
+    workers: int
+
+    @abstractmethod
+    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
+        """Score `genomes[i]` with randomness drawn only from `seeds[i]`."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release workers (idempotent)."""
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def evaluation_seeds(run_seed: int, generation: int, n: int) -> list[int]:
+    """63-bit seeds for individuals 0..n-1 of a generation.
+
+    Seed i depends only on (run_seed, generation, i), so it never depends on
+    which worker or chunk scores individual i, nor on the population size.
+    """
+    if run_seed < 0 or generation < 0 or n < 0:
+        raise ValueError(f"run_seed, generation and n must be >= 0, got {run_seed}, {generation}, {n}")
+    children = np.random.SeedSequence(run_seed, spawn_key=(generation,)).spawn(n)
+    return [int(child.generate_state(1, np.uint64)[0] >> np.uint64(1)) for child in children]
+
+
+def chunk_bounds(n: int, chunk_size: int) -> list[tuple[int, int]]:
+    """Half-open [start, stop) ranges covering 0..n-1; one empty chunk if n == 0."""
+    if n == 0:
+        return [(0, 0)]
+    return [(start, min(start + chunk_size, n)) for start in range(0, n, chunk_size)]
+
+
+def checked_columns(columns: Any, n: int, where: str) -> Columns:
+    """The task's columns as arrays, after checking there is one entry per genome."""
+    if not isinstance(columns, dict):
+        raise EvaluationError(f"{where}: task returned {type(columns).__name__}, expected a dict of columns")
+    arrays = {name: np.asarray(values) for name, values in columns.items()}
+    for name, values in arrays.items():
+        if values.ndim == 0 or len(values) != n:
+            raise EvaluationError(f"{where}: column {name!r} has {values.size} entries for {n} genomes")
+    return arrays
+
+
+def one_line(error: BaseException) -> str:
+    """`Type: first line of the message`, for one-line error reports."""
+    message = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {message[0]}" if message else type(error).__name__

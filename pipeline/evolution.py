@@ -1,0 +1,344 @@
+"""The evolution loop: vary, evaluate, select, log, checkpoint; and resume.
+
+Every random choice of generation g comes from SeedSequence([seed, g, ...]):
+variation from one stream, each evaluation from its own seed. Nothing
+depends on the wall clock, the workers or the chunking, so a run resumed
+from its last complete generation writes exactly the log an uninterrupted
+run would have written.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+from deap import base, creator, tools
+
+from .evaluation import evaluation_seeds
+from .kinds import GenomeKind
+from .rundir import RunDir
+from .spec import RunSpec
+
+__all__ = ["Evolution", "Member", "Objectives"]
+
+_VARIATION_STREAM = 1
+
+
+@dataclass
+class Member:
+    """One evaluated individual (plain data plus a DEAP fitness for selection)."""
+
+    id: int
+    generation: int
+    genome: Any
+    parents: list[int]
+    origin: str
+    columns: dict[str, Any]
+    eval_seconds: float = 0.0
+    worker: str = ""
+    fitness: Any = None
+    selected: bool = False
+
+
+class Objectives:
+    """How a task's objective columns become a DEAP fitness, and the progress metric."""
+
+    def __init__(self, spec: RunSpec, names: tuple[str, ...], directions: tuple[float, ...], primary: str | None):
+        self.mode = spec.objectives.mode
+        self.names = names
+        self.directions = dict(zip(names, directions))
+        given = spec.objectives.weights
+        if self.mode == "weighted":
+            self.weights = {n: given.get(n, 0.0) for n in names} if given else {
+                n: d / len(names) for n, d in self.directions.items()}
+            self.order = names
+            deap_weights: tuple[float, ...] = (1.0,)
+            self.primary = "fitness"
+        else:
+            self.order = tuple(given) if given else names
+            deap_weights = tuple(self.directions[n] for n in self.order)
+            self.primary = primary if primary in names else self.order[0]
+        self.maximise_primary = self.primary == "fitness" or self.directions[self.primary] > 0
+        class_name = "Fitness_" + "_".join(f"{w:+g}".replace("+", "p").replace("-", "m").replace(".", "d")
+                                           for w in deap_weights)
+        if not hasattr(creator, class_name):
+            creator.create(class_name, base.Fitness, weights=deap_weights)
+        self.fitness_class = getattr(creator, class_name)
+
+    def values(self, columns: dict[str, Any]) -> tuple[float, ...]:
+        if self.mode == "weighted":
+            return (float(sum(w * float(columns[n]) for n, w in self.weights.items())),)
+        return tuple(float(columns[n]) for n in self.order)
+
+    def primary_value(self, member: Member) -> float:
+        if self.primary == "fitness":
+            return member.fitness.values[0]
+        return float(member.columns[self.primary])
+
+    def better(self, a: float, b: float) -> bool:
+        return a > b if self.maximise_primary else a < b
+
+
+@dataclass
+class State:
+    """What a generation leaves behind for the next one (and for resume)."""
+
+    generation: int
+    population: list[Member]
+    hall_of_fame: list[Member]
+    next_id: int
+    evaluations: int
+    best_primary: float | None
+    stagnant: int
+    elapsed: float
+    generation_rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Evolution:
+    """Runs one spec to completion on an evaluator, logging into a run directory."""
+
+    def __init__(self, spec: RunSpec, rundir: RunDir, evaluator, kind: GenomeKind,
+                 objectives: Objectives, run_id: str,
+                 on_generation: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.spec = spec
+        self.rundir = rundir
+        self.evaluator = evaluator
+        self.kind = kind
+        self.objectives = objectives
+        self.run_id = run_id
+        self.on_generation = on_generation or (lambda row: None)
+        self.hof_size = 10
+
+    # -- randomness ---------------------------------------------------------
+    def _variation_rng(self, generation: int) -> np.random.Generator:
+        rng = np.random.default_rng(np.random.SeedSequence([self.spec.seed, generation, _VARIATION_STREAM]))
+        random.seed(int(rng.integers(2**63)))  # DEAP's selection functions use `random`
+        return rng
+
+    # -- evaluation ---------------------------------------------------------
+    def _evaluate(self, generation: int, members: list[Member]) -> int:
+        seeds = evaluation_seeds(self.spec.seed, generation, len(members))
+        result = self.evaluator.evaluate([self.kind.task_genome(m.genome) for m in members], seeds)
+        for i, m in enumerate(members):
+            m.columns = {name: _scalar(values[i]) for name, values in result.columns.items()}
+            m.eval_seconds = float(result.eval_seconds[i])
+            m.worker = str(result.worker[i])
+            m.fitness = self.objectives.fitness_class(self.objectives.values(m.columns))
+        return int(result.failures)
+
+    # -- selection and variation -------------------------------------------
+    def _pick_parents(self, population: list[Member], k: int) -> list[Member]:
+        if self.spec.population.algorithm == "nsga2":
+            return [random.choice(population) for _ in range(k)]
+        return tools.selTournament(population, k, tournsize=self.spec.population.tournament)
+
+    def _offspring(self, generation: int, population: list[Member], next_id: int) -> list[Member]:
+        rng = self._variation_rng(generation)
+        ops = self.spec.operators
+        children = []
+        for i in range(self.spec.population.offspring):
+            draw = rng.random()
+            if draw < ops.crossover_rate:
+                a, b = self._pick_parents(population, 2)
+                genome = self.kind.crossover(a.genome, b.genome, rng)
+                parents, origin = [a.id, b.id], "crossover"
+            elif draw < ops.crossover_rate + ops.mutation_rate:
+                (a,) = self._pick_parents(population, 1)
+                genome = self.kind.mutate(a.genome, rng)
+                parents, origin = [a.id], "mutation"
+            else:
+                (a,) = self._pick_parents(population, 1)
+                genome = self.kind.copy(a.genome)
+                parents, origin = [a.id], "reproduction"
+            if ops.repair:
+                genome = self.kind.repair(genome, rng)
+            children.append(Member(next_id + i, generation, genome, parents, origin, {}))
+        return children
+
+    def _survivors(self, population: list[Member], offspring: list[Member]) -> list[Member]:
+        mu = self.spec.population.size
+        algorithm = self.spec.population.algorithm
+        if algorithm == "mu,lambda":
+            return tools.selBest(offspring, mu)
+        if algorithm == "nsga2":
+            return tools.selNSGA2(population + offspring, mu)
+        return tools.selBest(population + offspring, mu)
+
+    def _update_hall_of_fame(self, hof: list[Member], candidates: list[Member]) -> list[Member]:
+        pool = {m.id: m for m in hof + candidates}.values()
+        if self.objectives.mode == "pareto":
+            front = tools.sortNondominated(list(pool), len(pool), first_front_only=True)[0]
+            return sorted(front, key=lambda m: m.id)[: self.hof_size * 10]
+        return sorted(pool, key=lambda m: (m.fitness, -m.id), reverse=True)[: self.hof_size]
+
+    # -- the loop -----------------------------------------------------------
+    def start(self) -> State:
+        rng = self._variation_rng(0)
+        genomes = self.kind.init(self.spec.population.size, rng)
+        population = [Member(i, 0, g, [], "init", {}) for i, g in enumerate(genomes)]
+        return self._finish_generation(0, population, population, None, started=time.perf_counter(), elapsed=0.0)
+
+    def step(self, state: State) -> State:
+        started = time.perf_counter()
+        generation = state.generation + 1
+        offspring = self._offspring(generation, state.population, state.next_id)
+        return self._finish_generation(generation, offspring, state.population, state, started, state.elapsed)
+
+    def _finish_generation(self, generation: int, evaluated: list[Member], previous: list[Member],
+                           state: State | None, started: float, elapsed: float) -> State:
+        failures = self._evaluate(generation, evaluated)
+        population = evaluated if state is None else self._survivors(previous, evaluated)
+        chosen = {m.id for m in population}
+        for m in evaluated:
+            m.selected = m.id in chosen
+        hof = self._update_hall_of_fame([] if state is None else state.hall_of_fame, evaluated)
+        best = max(population, key=lambda m: m.fitness) if self.objectives.mode != "pareto" else hof[0]
+        best_primary = self.objectives.primary_value(best)
+        if state is None or state.best_primary is None or self.objectives.better(best_primary, state.best_primary):
+            stagnant = 0
+            record = best_primary
+        else:
+            stagnant = state.stagnant + 1
+            record = state.best_primary
+        evaluations = (0 if state is None else state.evaluations) + len(evaluated)
+        seconds = time.perf_counter() - started
+        row = self._generation_row(generation, population, evaluations, seconds, elapsed + seconds, failures)
+        rows = ([] if state is None else state.generation_rows) + [row]
+        new_state = State(generation, population, hof, evaluated[-1].id + 1, evaluations, record, stagnant,
+                          elapsed + seconds, rows)
+        self._commit(new_state, evaluated)
+        self.on_generation(row)
+        return new_state
+
+    def should_stop(self, state: State) -> str | None:
+        stop = self.spec.stop
+        if state.generation >= self.spec.generations:
+            return "generations"
+        if stop.target is not None and state.best_primary is not None:
+            reached = state.best_primary >= stop.target if self.objectives.maximise_primary else state.best_primary <= stop.target
+            if reached:
+                return "target"
+        if stop.stagnation is not None and state.stagnant >= stop.stagnation:
+            return "stagnation"
+        return None
+
+    # -- logging ------------------------------------------------------------
+    def _generation_row(self, generation, population, evaluations, seconds, elapsed, failures) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "generation": generation,
+            "evaluations": evaluations,
+            "wall_seconds": seconds,
+            "elapsed_seconds": elapsed,
+            "worker_failures": failures,
+        }
+        metrics = list(self.objectives.names) + (["fitness"] if self.objectives.mode == "weighted" else [])
+        for name in metrics:
+            values = np.asarray([m.fitness.values[0] if name == "fitness" else float(m.columns[name])
+                                 for m in population])
+            maximise = name == "fitness" or self.objectives.directions[name] > 0
+            row[f"best_{name}"] = float(values.max() if maximise else values.min())
+            row[f"mean_{name}"] = float(values.mean())
+            row[f"std_{name}"] = float(values.std())
+        row["diversity"] = float(self.kind.diversity([m.genome for m in population]))
+        return row
+
+    def _individuals_table(self, generation: int, members: list[Member]) -> pa.Table:
+        columns: dict[str, Any] = {
+            "run_id": pa.array([self.run_id] * len(members), pa.string()),
+            "generation": pa.array([generation] * len(members), pa.int64()),
+            "id": pa.array([m.id for m in members], pa.int64()),
+            "parents": pa.array([m.parents for m in members], pa.list_(pa.int64())),
+            "origin": pa.array([m.origin for m in members], pa.string()),
+            "genome": self.kind.record_array([m.genome for m in members]),
+            "selected": pa.array([m.selected for m in members], pa.bool_()),
+        }
+        if self.objectives.mode == "weighted":
+            columns["fitness"] = pa.array([m.fitness.values[0] for m in members], pa.float64())
+        for name in members[0].columns:
+            columns[name] = pa.array([m.columns[name] for m in members])
+        columns["eval_seconds"] = pa.array([m.eval_seconds for m in members], pa.float64())
+        columns["worker"] = pa.array([m.worker for m in members], pa.string())
+        return pa.table(columns)
+
+    def _commit(self, state: State, evaluated: list[Member]) -> None:
+        self.rundir.write_individuals(state.generation, self._individuals_table(state.generation, evaluated))
+        self.rundir.write_generations(state.generation_rows)
+        self.rundir.write_checkpoint({
+            "generation": state.generation,
+            "next_id": state.next_id,
+            "evaluations": state.evaluations,
+            "population": [m.id for m in state.population],
+            "hall_of_fame": [m.id for m in state.hall_of_fame],
+            "best_primary": state.best_primary,
+            "stagnant": state.stagnant,
+            "elapsed_seconds": state.elapsed,
+        })
+        self.rundir.write_best(self.best_payload(state))
+
+    def best_payload(self, state: State) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "generation": state.generation,
+            "kind": self.kind.name,
+            "task": self.spec.task_spec(),
+            "primary": self.objectives.primary,
+            "hall_of_fame": [
+                {
+                    "id": m.id,
+                    "generation": m.generation,
+                    "genome": self.kind.to_record(m.genome),
+                    "fitness": list(m.fitness.values),
+                    "objectives": {n: _jsonable(m.columns[n]) for n in m.columns},
+                }
+                for m in state.hall_of_fame
+            ],
+        }
+
+    # -- resume -------------------------------------------------------------
+    def restore(self, checkpoint: dict[str, Any]) -> State:
+        generation = int(checkpoint["generation"])
+        self.rundir.discard_after(generation)
+        wanted = set(checkpoint["population"]) | set(checkpoint["hall_of_fame"])
+        frame = self.rundir.read_individuals(range(0, generation + 1))
+        frame = frame[frame["id"].isin(wanted)]
+        skip = {"run_id", "generation", "id", "parents", "origin", "genome", "selected", "fitness",
+                "eval_seconds", "worker"}
+        members = {}
+        for row in frame.to_dict("records"):
+            columns = {k: _scalar(v) for k, v in row.items() if k not in skip}
+            m = Member(int(row["id"]), int(row["generation"]), self.kind.from_record(row["genome"]),
+                       [int(p) for p in row["parents"]], row["origin"], columns,
+                       float(row["eval_seconds"]), row["worker"], selected=bool(row["selected"]))
+            m.fitness = self.objectives.fitness_class(self.objectives.values(columns))
+            members[m.id] = m
+        missing = wanted - set(members)
+        if missing:
+            raise ValueError(f"{self.rundir.path}: the log lacks individuals {sorted(missing)[:5]} named by the checkpoint")
+        return State(
+            generation=generation,
+            population=[members[i] for i in checkpoint["population"]],
+            hall_of_fame=[members[i] for i in checkpoint["hall_of_fame"]],
+            next_id=int(checkpoint["next_id"]),
+            evaluations=int(checkpoint["evaluations"]),
+            best_primary=checkpoint["best_primary"],
+            stagnant=int(checkpoint["stagnant"]),
+            elapsed=float(checkpoint["elapsed_seconds"]),
+            generation_rows=self.rundir.read_generations(),
+        )
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    value = _scalar(value)
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value

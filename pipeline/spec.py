@@ -1,0 +1,258 @@
+"""Run specs: a TOML file validated (pydantic) before anything is written.
+
+A bad spec stops with one line naming the field and what is allowed, e.g.
+`runs/x.toml: population.size: must be >= 2 (got 0)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+__all__ = ["RunSpec", "SpecError", "load_spec", "parse_spec"]
+
+
+class SpecError(ValueError):
+    """A run spec that cannot be run, explained in one line."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Stop(_Strict):
+    target: float | None = Field(None, description="stop once the best fitness reaches this")
+    stagnation: int | None = Field(None, ge=1, description="stop after this many generations without improvement")
+
+
+class Population(_Strict):
+    size: int = Field(40, ge=2, le=100_000)
+    offspring: int = Field(80, ge=1, le=1_000_000)
+    algorithm: Literal["mu+lambda", "mu,lambda", "nsga2"] = "mu+lambda"
+    tournament: int = Field(3, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _comma_needs_enough_offspring(self) -> "Population":
+        if self.algorithm == "mu,lambda" and self.offspring < self.size:
+            raise ValueError("mu,lambda needs offspring >= size")
+        return self
+
+
+class Genome(_Strict):
+    kind: Literal["bitstring", "rules", "table"]
+    # rules: which parameterised agent the genome configures
+    agent: str = "rule-expert"
+    # table: strategy columns and the row feature
+    columns: list[str] = Field(default_factory=lambda: ["expert", "random", "longest"])
+    feature: str = "nimsum"
+    # bitstring: how the first population is made
+    init: Literal["sparse", "greedy"] = "greedy"
+    density: float = Field(0.02, gt=0.0, lt=1.0)
+
+
+class Operators(_Strict):
+    crossover: str | None = None  # None: the kind's default
+    crossover_rate: float = Field(0.5, ge=0.0, le=1.0)
+    mutation: str | None = None
+    mutation_rate: float = Field(0.5, ge=0.0, le=1.0)
+    params: dict[str, float | int | str | bool] = Field(default_factory=dict)
+    repair: bool = True
+
+    @model_validator(mode="after")
+    def _rates_sum(self) -> "Operators":
+        if self.crossover_rate + self.mutation_rate > 1.0 + 1e-12:
+            raise ValueError("crossover_rate + mutation_rate must be <= 1")
+        return self
+
+
+class Nim(_Strict):
+    rows: list[int] | None = None
+    standard: int | None = Field(None, ge=1, le=64)
+    k: int | None = Field(None, ge=1)
+    misere: bool = False
+    opponents: dict[str, int] = Field(default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
+
+    @field_validator("opponents")
+    @classmethod
+    def _games_positive(cls, value: dict[str, int]) -> dict[str, int]:
+        if not value:
+            raise ValueError("at least one opponent is needed")
+        for name, games in value.items():
+            if games < 1:
+                raise ValueError(f"games against {name!r} must be >= 1 (got {games})")
+        return value
+
+    def board(self) -> tuple[int, ...]:
+        if self.rows is not None:
+            return tuple(self.rows)
+        return tuple(2 * i + 1 for i in range(self.standard or 5))
+
+
+class SetCover(_Strict):
+    N: int | None = Field(None, ge=1)
+    instance_seed: int = 42
+    instance: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "SetCover":
+        if (self.N is None) == (self.instance is None):
+            raise ValueError("give either N (course generator) or instance (a file)")
+        return self
+
+
+class Objectives(_Strict):
+    mode: Literal["weighted", "lexicographic", "pareto"] = "weighted"
+    weights: dict[str, float] = Field(default_factory=dict)
+
+
+class Execution(_Strict):
+    workers: int = Field(2, ge=0, le=1024)
+    address: str | None = None
+    chunk_size: int | None = Field(None, ge=1)
+    output: str | None = None
+
+
+class RunSpec(_Strict):
+    name: str = Field("run", pattern=r"^[A-Za-z0-9._-]+$")
+    problem: Literal["nim", "setcover"]
+    seed: int = Field(0, ge=0, lt=2**63)
+    generations: int = Field(20, ge=0, le=1_000_000)
+    stop: Stop = Field(default_factory=Stop)
+    population: Population = Field(default_factory=Population)
+    genome: Genome
+    operators: Operators = Field(default_factory=Operators)
+    nim: Nim | None = None
+    setcover: SetCover | None = None
+    objectives: Objectives = Field(default_factory=Objectives)
+    execution: Execution = Field(default_factory=Execution)
+
+    @model_validator(mode="after")
+    def _problem_matches(self) -> "RunSpec":
+        if self.problem == "nim":
+            if self.nim is None:
+                raise ValueError("problem = 'nim' needs a [nim] section")
+            if self.genome.kind == "bitstring":
+                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules' or 'table'")
+        if self.problem == "setcover":
+            if self.setcover is None:
+                raise ValueError("problem = 'setcover' needs a [setcover] section")
+            if self.genome.kind != "bitstring":
+                raise ValueError("setcover takes genome.kind = 'bitstring'")
+        return self
+
+    def task_spec(self) -> dict[str, Any]:
+        """The plain dict Ray actors build the task from."""
+        if self.problem == "nim":
+            assert self.nim is not None
+            genome: dict[str, Any] = {"kind": self.genome.kind}
+            if self.genome.kind == "rules":
+                genome["agent"] = self.genome.agent
+            else:
+                genome.update(columns=list(self.genome.columns), feature=self.genome.feature)
+            return {
+                "problem": "nim",
+                "rows": list(self.nim.board()),
+                "k": self.nim.k,
+                "misere": self.nim.misere,
+                "genome": genome,
+                "opponents": dict(self.nim.opponents),
+            }
+        assert self.setcover is not None
+        if self.setcover.instance:
+            return {"problem": "setcover", "instance": self.setcover.instance}
+        return {"problem": "setcover", "N": self.setcover.N, "seed": self.setcover.instance_seed}
+
+    def fingerprint(self) -> str:
+        """Identifies the run's content (everything but where and how it executes)."""
+        content = self.model_dump(mode="json", exclude={"execution"})
+        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def _explain(error: ValidationError, source: str) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown key"
+    elif first["type"] == "literal_error" and "expected" in first.get("ctx", {}):
+        message = f"must be one of {first['ctx']['expected']}"
+    got = first.get("input")
+    shown = "" if first["type"] in ("missing", "extra_forbidden") or isinstance(got, dict) else f" (got {got!r})"
+    more = len(error.errors()) - 1
+    tail = f" [+{more} more]" if more else ""
+    return f"{source}: {where}: {message}{shown}{tail}"
+
+
+def parse_spec(data: dict[str, Any], source: str = "spec") -> RunSpec:
+    """Validate a spec already read as a dict (field errors become `SpecError`)."""
+    try:
+        spec = RunSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(_explain(exc, source)) from None
+    _check_semantics(spec, source)
+    return spec
+
+
+def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
+    """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError(f"{path}: no such spec file")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    data.setdefault("name", path.stem)
+    for dotted, value in (overrides or {}).items():
+        if value is None:
+            continue
+        node = data
+        *parents, leaf = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return parse_spec(data, str(path))
+
+
+def _check_semantics(spec: RunSpec, source: str) -> None:
+    """What pydantic cannot know: board validity, agent names, files, objective names."""
+    from fitness.tasks import build_task
+
+    if spec.problem == "nim":
+        from fitness.nim import Rules, agent
+
+        nim = spec.nim
+        try:
+            rules = Rules(rows=nim.board(), k=nim.k, misere=nim.misere)
+        except ValueError as exc:
+            raise SpecError(f"{source}: nim: {exc}") from None
+        names = list(nim.opponents)
+        if spec.genome.kind == "table":
+            names += list(spec.genome.columns)
+            if not spec.genome.columns:
+                raise SpecError(f"{source}: genome.columns: at least one agent is needed")
+        for name in names:
+            try:
+                agent(name, rules)
+            except ValueError as exc:
+                field = "nim.opponents" if name in nim.opponents else "genome.columns"
+                raise SpecError(f"{source}: {field}: {exc}") from None
+    if spec.problem == "setcover" and spec.setcover.instance and not Path(spec.setcover.instance).is_file():
+        raise SpecError(f"{source}: setcover.instance: no such file {spec.setcover.instance!r}")
+    try:
+        task = build_task(spec.task_spec())
+    except ValueError as exc:
+        raise SpecError(f"{source}: {exc}") from None
+    unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
+    if unknown:
+        raise SpecError(
+            f"{source}: objectives.weights: unknown objective {unknown[0]!r}; "
+            f"this run's objectives are {', '.join(task.objectives)}"
+        )
+    if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
+        raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
