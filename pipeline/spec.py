@@ -176,13 +176,30 @@ class RunSpec(_Strict):
 def _explain(error: ValidationError, source: str) -> str:
     first = error.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
-        message = "unknown key"
-    elif first["type"] == "literal_error" and "expected" in first.get("ctx", {}):
-        message = f"must be one of {first['ctx']['expected']}"
+    kind, ctx = first["type"], first.get("ctx", {})
+    plain = {
+        "extra_forbidden": "unknown key",
+        "missing": "required",
+        "greater_than_equal": f"must be >= {ctx.get('ge')}",
+        "greater_than": f"must be > {ctx.get('gt')}",
+        "less_than_equal": f"must be <= {ctx.get('le')}",
+        "less_than": f"must be < {ctx.get('lt')}",
+        "int_parsing": "must be an integer",
+        "int_type": "must be an integer",
+        "int_from_float": "must be an integer",
+        "float_parsing": "must be a number",
+        "float_type": "must be a number",
+        "bool_parsing": "must be true or false",
+        "bool_type": "must be true or false",
+        "string_type": "must be a string",
+        "dict_type": "must be a table",
+        "list_type": "must be a list",
+        "string_pattern_mismatch": "may only use letters, digits, '.', '_' and '-'",
+        "literal_error": f"must be one of {ctx.get('expected')}",
+    }
+    message = plain.get(kind, first["msg"].removeprefix("Value error, "))
     got = first.get("input")
-    shown = "" if first["type"] in ("missing", "extra_forbidden") or isinstance(got, dict) else f" (got {got!r})"
+    shown = "" if kind in ("missing", "extra_forbidden") or isinstance(got, dict) else f" (got {got!r})"
     more = len(error.errors()) - 1
     tail = f" [+{more} more]" if more else ""
     return f"{source}: {where}: {message}{shown}{tail}"
