@@ -110,3 +110,6 @@ register("silly", _no_param(SillyAgent), help="all it may from the smallest row"
 register("single-row", _no_param(SingleRowAgent), help="each row played as if alone (seed 003)")
 register("even-odd", _no_param(EvenOddAgent), help="total even/odd rule (seed 003)")
 register("fixed-rules", _no_param(FixedRulesAgent), help="seed 000's fixed-rule agent")
+
+# Parameterised agents and the `rules`/`table` genome decoders register themselves.
+from . import mixture, rule_agents  # noqa: E402,F401
