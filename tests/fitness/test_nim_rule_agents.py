@@ -150,3 +150,19 @@ def test_rule_agents_play_boards_too_large_to_tabulate():
     for kind in KINDS:
         result = play(agent(kind, rules), agent("random", rules), rules, games=300, seed=0)
         assert result.games == 300
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_codes_worked_out_lazily_give_the_same_moves_when_met_again(kind):
+    rules = Rules.standard(4, k=3)
+    player = agent(kind, rules)
+    space = StateSpace(rules.rows)
+    coded = player.coded(space)
+    rng = np.random.default_rng(0)
+    for _ in range(3):  # overlapping batches: later ones mix new codes with known ones
+        codes = rng.integers(1, space.size, size=300)
+        seed = int(rng.integers(2**32))
+        fast = coded.act(codes, np.random.default_rng(seed))
+        slow = player.act(space.decode(codes), np.random.default_rng(seed))
+        np.testing.assert_array_equal(fast[0], slow[0])
+        np.testing.assert_array_equal(fast[1], slow[1])

@@ -101,31 +101,38 @@ class MixtureAgent(Agent):
         return _select(chosen, moves)
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
-        # Per code: its row's cumulative probabilities and last live column.
-        positions = space.all_positions()
-        buckets = np.zeros(space.size, dtype=np.int64)
-        buckets[1:] = feature_values(self.feature, positions[1:])
-        cumulative = self._cumulative[buckets]
-        last = self._last[buckets]
-        policies = [player.coded(space) for player in self._agents]
+        buckets = _coded_buckets(self.feature, space.board)
+        cumulative, last = self._cumulative, self._last
         agents = self._agents
+        policies = [player.coded(space) for player in agents]
 
         def column_moves(codes: np.ndarray, rng: np.random.Generator) -> list[Moves]:
             moves = []
             for player, policy in zip(agents, policies):
                 if policy is None:
-                    moves.append(player.act(positions[codes], rng))
+                    moves.append(player.act(space.decode(codes), rng))
                 else:
                     moves.append(policy.act(codes, rng))
             return moves
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
             u = rng.random(len(codes))
-            chosen = np.minimum((cumulative[codes] <= u[:, None]).sum(axis=1), last[codes])
+            b = buckets[codes]
+            chosen = np.minimum((cumulative[b] <= u[:, None]).sum(axis=1), last[b])
             return _select(chosen, column_moves(codes, rng))
 
         trusted = all(policy is not None and policy.trusted for policy in policies)
         return CodedPolicy(act, trusted=trusted)
+
+
+@lru_cache(maxsize=8)
+def _coded_buckets(feature: str, board: tuple[int, ...]) -> np.ndarray:
+    """The feature bucket of every code of a board's space, shared by all tables."""
+    space = StateSpace(board)
+    buckets = np.zeros(space.size, dtype=np.int64)
+    buckets[1:] = feature_values(feature, space.decode(np.arange(1, space.size)))
+    buckets.setflags(write=False)
+    return buckets
 
 
 @lru_cache(maxsize=256)

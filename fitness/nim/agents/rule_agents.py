@@ -5,6 +5,10 @@ procedure itself. Each agent here publishes a `ParamSpec` (bounds derived
 from the board) through `param_spec(rules)`, validates the parameters it is
 given, and respects `k` in every variant. The decoder `"rules"` turns a plain
 dict `{param: value}` plus config `{"agent": NAME}` into such an agent.
+
+On boards small enough to number, both agents look their rule moves up by
+position code, each code worked out the first time it is met: a genome plays
+a few hundred games, which visit far fewer positions than the board has.
 """
 
 from __future__ import annotations
@@ -47,6 +51,34 @@ def _nth_shortest_active(positions: np.ndarray, active: np.ndarray, n: np.ndarra
     return order[np.arange(len(positions)), slot]
 
 
+class _LazyTable:
+    """A deterministic procedure's outputs per position code, computed on first sight.
+
+    Whole-space tabulation costs a pass over every position of the board
+    (645,120 on 7 rows) per genome; a genome played a few hundred games only
+    ever meets a small part of that, so each code is worked out once, when
+    first seen.
+    """
+
+    def __init__(self, space: StateSpace, compute: Callable[[np.ndarray], tuple[np.ndarray, ...]]) -> None:
+        self.space = space
+        self.compute = compute
+        self.known = np.zeros(space.size, dtype=bool)
+        self.columns: list[np.ndarray] = []
+
+    def __call__(self, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+        missing = ~self.known[codes]
+        if missing.any():
+            fresh = np.unique(codes[missing])
+            values = self.compute(self.space.decode(fresh))
+            if not self.columns:
+                self.columns = [np.zeros(self.space.size, dtype=v.dtype) for v in values]
+            for column, v in zip(self.columns, values):
+                column[fresh] = v
+            self.known[fresh] = True
+        return tuple(column[codes] for column in self.columns)
+
+
 class RuleExpertAgent(Agent):
     """Seed 004's expert system with nine parameters, deterministic.
 
@@ -65,7 +97,7 @@ class RuleExpertAgent(Agent):
     1..rows, ROW_LEN_TH in 1..longest row, fractions 0.1..1.0 in steps of 0.1.
     """
 
-    deterministic = True
+    deterministic = True  # rng is never used (its coded path is a lazy table, see _LazyTable)
     SEED_DEFAULTS = {
         "ACTIVE_ROWS_TH1": 3, "ACTIVE_ROWS_TH2": 2, "ROW_CHOICE1": 7, "ROW_CHOICE2": 5,
         "ROW_LEN_TH": 5, "ITEM_CHOICE1": 0.2, "ITEM_CHOICE2": 0.4, "ITEM_CHOICE3": 0.9,
@@ -112,6 +144,14 @@ class RuleExpertAgent(Agent):
         wanted = (chosen * length + 5) // 10
         wanted = np.where(active == 1, length, wanted)  # the win condition
         return rows, _cut(length, wanted, self.rules.k)
+
+    def _build_coded(self, space: StateSpace) -> CodedPolicy:
+        table = _LazyTable(space, lambda positions: self.act(positions, None))
+
+        def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
+            return table(codes)
+
+        return CodedPolicy(act, trusted=True)
 
 
 class RuleDictAgent(Agent):
@@ -214,21 +254,16 @@ class RuleDictAgent(Agent):
         return rows, takes
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
-        # The rules are tabulated once; only the random fallback runs per move.
-        positions = space.all_positions()
-        row_table = np.zeros(space.size, dtype=np.int64)
-        take_table = np.zeros(space.size, dtype=np.int64)
-        fallback_table = np.zeros(space.size, dtype=bool)
-        row_table[1:], take_table[1:], fallback_table[1:] = self.rule_moves(positions[1:])
+        # The rules are looked up per code; only the random fallback runs per move.
+        table = _LazyTable(space, self.rule_moves)
         k = self.rules.k
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
             u = rng.random(len(codes))
-            rows, takes = row_table[codes], take_table[codes]
-            fallback = fallback_table[codes]
+            rows, takes, fallback = table(codes)
             if fallback.any():
                 rows[fallback], takes[fallback] = uniform_legal_moves(
-                    positions[codes[fallback]], k, u[fallback]
+                    space.decode(codes[fallback]), k, u[fallback]
                 )
             return rows, takes
 
