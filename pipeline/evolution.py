@@ -179,6 +179,8 @@ class Evolution:
     def start(self) -> State:
         rng = self._variation_rng(0)
         genomes = self.kind.init(self.spec.population.size, rng)
+        if self.spec.operators.repair:
+            genomes = [self.kind.repair(g, rng) for g in genomes]
         population = [Member(i, 0, g, [], "init", {}) for i, g in enumerate(genomes)]
         return self._finish_generation(0, population, population, None, started=time.perf_counter(), elapsed=0.0)
 

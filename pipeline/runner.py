@@ -47,19 +47,28 @@ def _run_id(spec: RunSpec) -> str:
 Progress = Callable[[dict[str, Any]], None]
 
 
-def _drive(spec: RunSpec, rundir: RunDir, resume_from: dict[str, Any] | None,
+class _Prepared:
+    """Everything a run needs that can fail before the first file is written."""
+
+    def __init__(self, spec: RunSpec) -> None:
+        from fitness.tasks import build_task
+
+        self.spec = spec
+        task_spec = spec.task_spec()
+        task = build_task(task_spec)
+        self.kind = make_kind(spec, task)
+        self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None))
+        self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
+                                        chunk_size=spec.execution.chunk_size)
+
+
+def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | None,
            on_generation: Progress | None, on_start: Callable[[int, int], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
-    task_spec = spec.task_spec()
-    from fitness.tasks import build_task
-
-    task = build_task(task_spec)
-    kind = make_kind(spec, task)
-    objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None))
-    evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
-                               chunk_size=spec.execution.chunk_size)
+    spec = prepared.spec
     try:
-        evolution = Evolution(spec, rundir, evaluator, kind, objectives, _run_id(spec), on_generation)
+        evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
+                              _run_id(spec), on_generation)
         state = evolution.restore(resume_from) if resume_from else None
         if on_start:
             on_start(spec.generations, 0 if state is None else state.generation + 1)
@@ -71,7 +80,7 @@ def _drive(spec: RunSpec, rundir: RunDir, resume_from: dict[str, Any] | None,
             reason = evolution.should_stop(state)
         return reason
     finally:
-        evaluator.close()
+        prepared.evaluator.close()
 
 
 def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None = None,
@@ -81,6 +90,8 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
     if rundir.has_run():
         if not force:
             raise RunExists(f"{rundir.path} already holds a run; use `evo resume {rundir.path}` or --force to overwrite")
+    prepared = _Prepared(spec)  # connects to Ray: fails before anything is written
+    if force:
         rundir.clear()
     rundir.create()
     rundir.write_run({
@@ -91,7 +102,7 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
         "status": "running",
         "started": _now(),
     })
-    return _finish(spec, rundir, None, on_generation, on_start)
+    return _finish(prepared, rundir, None, on_generation, on_start)
 
 
 def resume_run(path: str | Path, on_generation: Progress | None = None,
@@ -103,19 +114,25 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
     data = meta["spec"]
     for key, value in (overrides or {}).items():
         if value is not None:
-            section, leaf = key.split(".")
-            data.setdefault(section, {})[leaf] = value
+            *sections, leaf = key.split(".")
+            node = data
+            for section in sections:
+                node = node.setdefault(section, {})
+            node[leaf] = value
     spec = parse_spec(data, str(rundir.run_json))
+    prepared = _Prepared(spec)
+    if overrides:
+        rundir.update_run(spec=spec.model_dump(mode="json"))
     checkpoint = rundir.read_checkpoint()
     if checkpoint is None:  # killed before generation 0 was complete: start over
         rundir.discard_after(-1)
     rundir.update_run(status="running", resumed=_now())
-    return _finish(spec, rundir, checkpoint, on_generation, on_start)
+    return _finish(prepared, rundir, checkpoint, on_generation, on_start)
 
 
-def _finish(spec, rundir, checkpoint, on_generation, on_start) -> Path:
+def _finish(prepared, rundir, checkpoint, on_generation, on_start) -> Path:
     try:
-        reason = _drive(spec, rundir, checkpoint, on_generation, on_start)
+        reason = _drive(prepared, rundir, checkpoint, on_generation, on_start)
     except KeyboardInterrupt:
         rundir.update_run(status="interrupted", stopped=_now())
         raise

@@ -168,8 +168,8 @@ class RunSpec(_Strict):
         return {"problem": "setcover", "N": self.setcover.N, "seed": self.setcover.instance_seed}
 
     def fingerprint(self) -> str:
-        """Identifies the run's content (everything but where and how it executes)."""
-        content = self.model_dump(mode="json", exclude={"execution"})
+        """Identifies the trajectory: everything but where it runs and how long."""
+        content = self.model_dump(mode="json", exclude={"execution", "generations", "stop"})
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 
@@ -263,6 +263,12 @@ def _check_semantics(spec: RunSpec, source: str) -> None:
         raise SpecError(f"{source}: setcover.instance: no such file {spec.setcover.instance!r}")
     try:
         task = build_task(spec.task_spec())
+    except ValueError as exc:
+        raise SpecError(f"{source}: {exc}") from None
+    from .kinds import make_kind
+
+    try:
+        make_kind(spec, task)  # operator names and their params
     except ValueError as exc:
         raise SpecError(f"{source}: {exc}") from None
     unknown = sorted(set(spec.objectives.weights) - set(task.objectives))

@@ -6,6 +6,9 @@ from __future__ import annotations
 def add_parser(sub) -> None:
     p = sub.add_parser("resume", help="continue a run from its last complete generation")
     p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("--generations", type=int, default=None, help="run until this generation (extend a finished run)")
+    p.add_argument("--workers", type=int, default=None, help="Ray actors for the rest of the run")
+    p.add_argument("--address", default=None, help="'auto' or ray://host:port")
     p.set_defaults(handler=run)
 
 
@@ -16,4 +19,6 @@ def run(args) -> int:
 
     rundir = RunDir(args.run_dir)
     spec = parse_spec(rundir.read_run()["spec"], str(rundir.run_json))
-    return execute(spec, resume_dir=rundir.path)
+    overrides = {"generations": args.generations, "execution.workers": args.workers,
+                 "execution.address": args.address}
+    return execute(spec, resume_dir=rundir.path, overrides=overrides)

@@ -32,7 +32,7 @@ def run(args) -> int:
     return execute(spec, force=args.force)
 
 
-def execute(spec, force: bool = False, resume_dir=None) -> int:
+def execute(spec, force: bool = False, resume_dir=None, overrides=None) -> int:
     from ..progress import RunProgress
     from ..runner import output_dir, resume_run, start_run
 
@@ -47,7 +47,7 @@ def execute(spec, force: bool = False, resume_dir=None) -> int:
                   f"{'in-process' if spec.execution.workers == 0 else f'{spec.execution.workers} Ray workers'})")
     with RunProgress(primary) as progress:
         if resume_dir is not None:
-            path = resume_run(resume_dir, progress.on_generation, progress.on_start)
+            path = resume_run(resume_dir, progress.on_generation, progress.on_start, overrides)
         else:
             path = start_run(spec, force, progress.on_generation, progress.on_start)
     console.print(f"done: {path}  ·  pandas.read_parquet('{path}/individuals')  ·  evo report {path}")

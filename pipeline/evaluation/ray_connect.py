@@ -28,7 +28,9 @@ def import_ray(loopback: bool) -> ModuleType:
 def start_local_ray(num_cpus: int) -> None:
     """Start an embedded Ray: loopback, no dashboard, worker output kept out of the terminal."""
     ray = import_ray(loopback=True)
-    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    # address="local": always a new instance, never one found on the machine.
+    ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+             logging_level=logging.WARNING)
 
 
 def connect(address: str | None, num_cpus: int) -> bool:

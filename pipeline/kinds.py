@@ -1,0 +1,201 @@
+"""Genome kinds as the evolution loop sees them: one adapter over `operators`.
+
+The loop needs the same handful of things from every kind (make, mate,
+mutate, repair, record, diversity), always with the generation's own
+`numpy.random.Generator` so a run replays exactly. Each adapter binds the
+kind's plain-function operators (chosen by name in the spec) to that shape.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+import operators.bitstring as bitstring
+import operators.rules as rule_genomes
+import operators.table as table_genomes
+
+from .spec import RunSpec
+
+__all__ = ["GenomeKind", "make_kind", "task_genome_from_record"]
+
+
+def _options(fn: Callable[..., Any]) -> set[str]:
+    return {p.name for p in inspect.signature(fn).parameters.values() if p.default is not inspect.Parameter.empty}
+
+
+def _bind(fn: Callable[..., Any], params: Mapping[str, Any], **fixed: Any) -> Callable[..., Any]:
+    return functools.partial(fn, **fixed, **{k: v for k, v in params.items() if k in _options(fn)})
+
+
+def _pick(table: Mapping[str, Callable[..., Any]], name: str | None, default: str, role: str, kind: str):
+    name = default if name is None else name
+    if name not in table:
+        raise ValueError(f"operators.{role}: unknown {role} {name!r} for {kind} genomes; valid: {', '.join(table)}")
+    return table[name]
+
+
+@dataclass
+class GenomeKind:
+    """What the loop does with genomes of one kind (all operators take `rng`)."""
+
+    name: str
+    make: Callable[[int, np.random.Generator], list[Any]]
+    mate: Callable[[Any, Any, np.random.Generator], Any]
+    mutate_fn: Callable[[Any, np.random.Generator], Any]
+    repair_fn: Callable[[Any], Any]
+    to_record: Callable[[Any], Any]
+    from_record: Callable[[Any], Any]
+    record_type: pa.DataType | None
+    distance: Callable[[np.ndarray], float]
+    allowed_params: set[str] = frozenset()
+
+    def init(self, n: int, rng: np.random.Generator) -> list[Any]:
+        return self.make(n, rng)
+
+    def crossover(self, a: Any, b: Any, rng: np.random.Generator) -> Any:
+        return self.mate(a, b, rng)[0]
+
+    def mutate(self, genome: Any, rng: np.random.Generator) -> Any:
+        return self.mutate_fn(genome, rng)
+
+    def repair(self, genome: Any, rng: np.random.Generator) -> Any:
+        return self.repair_fn(genome)
+
+    def copy(self, genome: Any) -> Any:
+        return self.from_record(self.to_record(genome))
+
+    def task_genome(self, genome: Any) -> Any:
+        """What crosses to the evaluators: plain data only."""
+        return genome
+
+    def record_array(self, genomes: list[Any]) -> pa.Array:
+        return pa.array([self.to_record(g) for g in genomes], type=self.record_type)
+
+    def diversity(self, genomes: list[Any]) -> float:
+        """Mean pairwise distance between genomes (0: all identical)."""
+        if len(genomes) < 2:
+            return 0.0
+        return self.distance(np.asarray([self.vector(g) for g in genomes], dtype=float))
+
+    def vector(self, genome: Any) -> np.ndarray:
+        return np.asarray(genome, dtype=float).ravel()
+
+
+def _mean_pairwise_l1(vectors: np.ndarray, scale: np.ndarray | float = 1.0) -> float:
+    v = vectors / scale
+    total = sum(np.abs(v[i] - v[i + 1:]).sum() for i in range(len(v) - 1))
+    pairs = len(v) * (len(v) - 1) / 2
+    return float(total / pairs / v.shape[1])
+
+
+def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
+    instance = task.instance
+    ops = spec.operators
+    mutations = {"asymmetric": bitstring.mut_asymmetric, "flip": bitstring.mut_flip}
+    mutation = _pick(mutations, ops.mutation, "asymmetric", "mutation", "bitstring")
+    crossover = _pick(bitstring.CROSSOVERS, ops.crossover, "uniform", "crossover", "bitstring")
+    defaults = {"rate": 2.0, "p": 1.0 / instance.n_lists}
+    mutate_params = {**{k: v for k, v in defaults.items() if k in {"rate", "p"}}, **ops.params}
+    mutate = functools.partial(mutation, **{k: mutate_params[k] for k in ("rate", "p")
+                                            if k in inspect.signature(mutation).parameters})
+    cover = bitstring.ratio_greedy(instance).mask(instance)
+    seed_rate = float(ops.params.get("seed_rate", 2.0))
+
+    def make(n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        if spec.genome.init == "sparse":
+            return [bitstring.init_sparse(instance.n_lists, rng, spec.genome.density) for _ in range(n)]
+        seeded = (n + 1) // 2  # half from the perturbed greedy cover, half sparse random
+        density = np.count_nonzero(cover) / instance.n_lists
+        return ([bitstring.init_greedy(cover, rng, seed_rate) for _ in range(seeded)]
+                + [bitstring.init_sparse(instance.n_lists, rng, density) for _ in range(n - seeded)])
+
+    kind = GenomeKind(
+        name="bitstring",
+        make=make,
+        mate=lambda a, b, rng: crossover(a, b, rng, **{k: v for k, v in ops.params.items()
+                                                        if k in _options(crossover)}),
+        mutate_fn=lambda g, rng: mutate(g, rng),
+        repair_fn=lambda g: bitstring.repair(instance, g),
+        to_record=bitstring.to_record,
+        from_record=bitstring.from_record,
+        record_type=pa.list_(pa.bool_()),
+        distance=_mean_pairwise_l1,
+    )
+    kind.allowed_params = {"rate", "p", "seed_rate"} | _options(crossover)
+    return kind
+
+
+def _rules_kind(spec: RunSpec, task: Any) -> GenomeKind:
+    ops = spec.operators
+    param_spec = rule_genomes.spec_for(task.rules, task.config)
+    mutate = _pick(rule_genomes.MUTATIONS, ops.mutation, rule_genomes.DEFAULT_MUTATION, "mutation", "rules")
+    mate = _pick(rule_genomes.CROSSOVERS, ops.crossover, rule_genomes.DEFAULT_CROSSOVER, "crossover", "rules")
+    kind = GenomeKind(
+        name="rules",
+        make=lambda n, rng: [rule_genomes.random_genome(param_spec, rng) for _ in range(n)],
+        mate=lambda a, b, rng: _bind(mate, ops.params, spec=param_spec)(a, b, rng=rng),
+        mutate_fn=lambda g, rng: _bind(mutate, ops.params, spec=param_spec)(g, rng=rng),
+        repair_fn=lambda g: rule_genomes.repair(g, param_spec),
+        to_record=rule_genomes.to_record,
+        from_record=rule_genomes.from_record,
+        record_type=None,
+        distance=lambda v: _mean_pairwise_l1(v, np.maximum(np.ptp(v, axis=0), 1e-12)),
+    )
+    kind.vector = lambda g: np.asarray([_as_number(param_spec[n], g[n]) for n in param_spec.names])
+    kind.allowed_params = _options(mutate) | _options(mate)
+    return kind
+
+
+def _as_number(param: Any, value: Any) -> float:
+    """Numbers as they are; a choice by its position among the choices."""
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return float(value)
+    return float(list(param.choices).index(value))
+
+
+def _table_kind(spec: RunSpec, task: Any) -> GenomeKind:
+    ops = spec.operators
+    shape = table_genomes.shape_for(task.rules, task.config)
+    mutate = _pick(table_genomes.MUTATIONS, ops.mutation, table_genomes.DEFAULT_MUTATION, "mutation", "table")
+    mate = _pick(table_genomes.CROSSOVERS, ops.crossover, table_genomes.DEFAULT_CROSSOVER, "crossover", "table")
+    make_one = _bind(table_genomes.random_table, ops.params, shape=shape)
+    kind = GenomeKind(
+        name="table",
+        make=lambda n, rng: [make_one(rng=rng) for _ in range(n)],
+        mate=lambda a, b, rng: _bind(mate, ops.params)(a, b, rng=rng),
+        mutate_fn=lambda g, rng: _bind(mutate, ops.params)(g, rng=rng),
+        repair_fn=table_genomes.repair,
+        to_record=table_genomes.to_record,
+        from_record=table_genomes.from_record,
+        record_type=pa.list_(pa.list_(pa.float64())),
+        distance=lambda v: _mean_pairwise_l1(v) * 0.5 * shape[1],  # total variation per row
+    )
+    kind.allowed_params = _options(table_genomes.random_table) | _options(mutate) | _options(mate)
+    return kind
+
+
+_BUILDERS = {"bitstring": _bitstring_kind, "rules": _rules_kind, "table": _table_kind}
+_RECORDS = {"bitstring": bitstring.from_record, "rules": rule_genomes.from_record, "table": table_genomes.from_record}
+
+
+def make_kind(spec: RunSpec, task: Any) -> GenomeKind:
+    """The adapter for the spec's genome kind, checking operator names and params."""
+    kind = _BUILDERS[spec.genome.kind](spec, task)
+    unknown = sorted(set(spec.operators.params) - kind.allowed_params)
+    if unknown:
+        raise ValueError(
+            f"operators.params: unknown parameter {unknown[0]!r} for these {kind.name} operators; "
+            f"allowed: {', '.join(sorted(kind.allowed_params)) or 'none'}"
+        )
+    return kind
+
+
+def task_genome_from_record(kind: str, record: Any, config: dict) -> Any:
+    """A logged genome record back as the plain genome a task/decoder takes."""
+    return _RECORDS[kind](record)
