@@ -1,0 +1,227 @@
+"""Bitstring genome kind: operator invariants (hypothesis), record round trip, controllers, toolbox."""
+
+import dataclasses
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from deap import creator
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from fitness.setcover import Instance, astar, score
+from operators.bitstring import (
+    CROSSOVERS,
+    OneFifthRule,
+    Plateau,
+    cx_one_point,
+    cx_two_point,
+    cx_uniform,
+    from_record,
+    init_greedy,
+    init_sparse,
+    make_toolbox,
+    mut_asymmetric,
+    mut_flip,
+    repair,
+    to_record,
+)
+
+
+@st.composite
+def instances(draw, max_n=15, max_lists=12):
+    N = draw(st.integers(1, max_n))
+    lists = draw(
+        st.lists(st.lists(st.integers(0, N - 1), unique=True, max_size=N), min_size=1, max_size=max_lists)
+    )
+    return Instance(N, lists)
+
+
+def redundant_lists(instance, genome):
+    chosen = np.flatnonzero(genome)
+    rows = instance.incidence[chosen]
+    counts = rows.sum(axis=0)
+    return [int(j) for j, row in zip(chosen, rows) if (counts[row] >= 2).all()]
+
+
+OPERATIONS = ["one_point", "two_point", "uniform", "flip", "asymmetric", "greedy", "repair"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(instances(), st.lists(st.sampled_from(OPERATIONS), min_size=1, max_size=25), st.integers(0, 2**32 - 1))
+def test_operator_invariants_over_random_sequences(instance, operations, seed):
+    rng = np.random.default_rng(seed)
+    L = instance.n_lists
+    population = [init_sparse(L, rng, 0.3) for _ in range(4)]
+    for operation in operations:
+        i, j = rng.integers(len(population), size=2)
+        a, b = population[i], population[j]
+        before = (a.copy(), b.copy())
+        if operation in CROSSOVERS:
+            children = list(CROSSOVERS[operation](a, b, rng))
+            for child, parent_a, parent_b in ((children[0], a, b), (children[1], b, a)):
+                # every position comes from one parent; the pair together keeps both parents' bits
+                assert ((child == parent_a) | (child == parent_b)).all()
+            assert np.array_equal(children[0] ^ children[1], a ^ b)
+        elif operation == "flip":
+            children = [mut_flip(a, rng, float(rng.random()) * 0.5)]
+            assert (children[0] != a).any()
+        elif operation == "asymmetric":
+            children = [mut_asymmetric(a, rng, float(rng.uniform(0.5, 4)))]
+            assert (children[0] != a).any()
+        elif operation == "greedy":
+            children = [init_greedy(a, rng, 1.0)]
+        else:
+            children = [repair(instance, a)]
+            covered = instance.incidence[children[0]].any(axis=0)
+            assert np.array_equal(covered, instance.coverable)
+            assert redundant_lists(instance, children[0]) == []
+            if instance.coverable.all():
+                assert score(instance, children[0][None, :]).feasible[0]
+        assert np.array_equal(a, before[0]) and np.array_equal(b, before[1]), "parents must not change"
+        for child in children:
+            assert child.dtype == np.bool_ and child.shape == (L,)
+            assert np.array_equal(from_record(to_record(child)), child)
+        population.extend(children)
+
+
+@settings(max_examples=25, deadline=None)
+@given(hnp.arrays(bool, st.integers(1, 400)))
+def test_record_round_trip_is_exact_through_parquet(tmp_path_factory, genome):
+    record = to_record(genome)
+    assert isinstance(record, list) and all(type(bit) is bool for bit in record)
+    path = tmp_path_factory.mktemp("rec") / "g.parquet"
+    pq.write_table(pa.table({"genome": [record]}), path)
+    back = pq.read_table(path).column("genome").to_pylist()[0]
+    restored = from_record(back)
+    assert restored.dtype == np.bool_ and np.array_equal(restored, genome)
+
+
+@pytest.mark.parametrize("record", [[], [0, 1], [[True]], ["x"], [1.0]])
+def test_from_record_rejects_what_is_not_a_bitstring(record):
+    with pytest.raises(ValueError, match="bitstring record"):
+        from_record(record)
+
+
+def test_crossover_shapes():
+    rng = np.random.default_rng(3)
+    a, b = np.zeros(50, dtype=bool), np.ones(50, dtype=bool)
+    for _ in range(50):
+        first, _ = cx_one_point(a, b, rng)
+        cut = int(np.argmax(first))
+        assert 1 <= cut <= 49 and first[cut:].all() and not first[:cut].any()
+        first, _ = cx_two_point(a, b, rng)
+        ones = np.flatnonzero(first)
+        assert ones.size == 0 or np.array_equal(ones, np.arange(ones[0], ones[-1] + 1))
+    swapped = [cx_uniform(a, b, rng, p=0.2)[0].mean() for _ in range(200)]
+    assert 0.17 < np.mean(swapped) < 0.23
+
+
+def test_flip_rate_and_at_least_one_flip():
+    rng = np.random.default_rng(0)
+    genome = np.zeros(2000, dtype=bool)
+    flips = [np.count_nonzero(mut_flip(genome, rng, 0.01)) for _ in range(300)]
+    assert 18 < np.mean(flips) < 22
+    assert all(np.count_nonzero(mut_flip(genome, rng, 0.0)) == 1 for _ in range(20))
+
+
+def test_asymmetric_mutation_removes_as_often_as_it_adds_on_sparse_genomes():
+    rng = np.random.default_rng(1)
+    genome = np.zeros(1000, dtype=bool)
+    genome[:10] = True
+    mutants = [mut_asymmetric(genome, rng, 2.0) for _ in range(2000)]
+    removed = np.mean([np.count_nonzero(genome & ~m) for m in mutants])
+    added = np.mean([np.count_nonzero(m & ~genome) for m in mutants])
+    assert 1.8 < removed < 2.2 and 1.8 < added < 2.2
+    # plain flips at the same expected total barely ever remove a chosen list
+    plain = [mut_flip(genome, rng, 4 / 1000) for _ in range(2000)]
+    assert np.mean([np.count_nonzero(genome & ~m) for m in plain]) < 0.1
+
+
+def test_greedy_seeded_init_stays_near_the_cover():
+    instance = Instance.from_problem(100, 42)
+    toolbox = make_toolbox(instance, np.random.default_rng(0), seed_rate=1.0)
+    seeded = [toolbox.repair(toolbox.seeded()) for _ in range(30)]
+    random = [toolbox.repair(toolbox.individual()) for _ in range(30)]
+    assert len({np.packbits(s).tobytes() for s in seeded}) > 5, "perturbation makes them differ"
+    seeded_costs = score(instance, np.array(seeded)).cost
+    assert np.median(seeded_costs) <= 175 < np.median(score(instance, np.array(random)).cost)  # greedy: 171
+
+
+def test_one_fifth_rule_adapts_toward_a_fifth_success_rate():
+    rule = OneFifthRule(value=4.0, factor=1.5, low=1.0, high=16.0)
+    assert rule.update(2, 10).value == pytest.approx(4.0)
+    assert rule.update(5, 10).value > 4.0 > rule.update(0, 10).value
+    falling = rule
+    for _ in range(20):
+        falling = falling.update(0, 10)
+    assert falling.value == 1.0
+    rising = rule
+    for _ in range(20):
+        rising = rising.update(10, 10)
+    assert rising.value == 16.0
+    assert OneFifthRule(**dataclasses.asdict(rising)) == rising
+    with pytest.raises(ValueError):
+        rule.update(3, 2)
+
+
+def test_plateau_fires_only_after_patience_without_improvement():
+    plateau = Plateau(patience=3, min_delta=0.5)
+    for value in [10, 9, 8]:
+        plateau = plateau.update(value)
+        assert not plateau.fired
+    for value in [8, 7.8, 8.5]:  # 7.8 is within min_delta: not an improvement
+        assert not plateau.fired
+        plateau = plateau.update(value)
+    assert plateau.fired and plateau.best == 8
+    assert Plateau(**dataclasses.asdict(plateau)) == plateau
+    plateau = plateau.reset()
+    assert not plateau.fired and plateau.best == 8
+    assert not plateau.update(1).fired
+
+
+def test_plateau_fires_in_a_real_run_once_the_optimum_is_reached():
+    instance = Instance.from_problem(20, 42)
+    optimum = astar(instance).cost
+    rng = np.random.default_rng(0)
+    toolbox = make_toolbox(instance, rng)
+    population = [toolbox.repair(ind) for ind in toolbox.population(10)]
+    plateau = Plateau(patience=25)
+    for _ in range(500):
+        children = [toolbox.repair(toolbox.mutate(ind)[0]) for ind in population]
+        pool = population + children
+        costs = score(instance, np.array(pool)).cost
+        population = [pool[i] for i in np.argsort(costs, kind="stable")[:10]]
+        plateau = plateau.update(costs.min())
+        if plateau.fired:
+            break
+    assert plateau.fired and plateau.best == optimum
+
+
+def test_toolbox_individuals_and_idempotent_creator():
+    instance = Instance.from_problem(50, 42)
+    first = make_toolbox(instance, np.random.default_rng(5))
+    classes = (creator.BitstringIndividual, creator.BitstringFitness)
+    second = make_toolbox(instance, np.random.default_rng(5))
+    assert (creator.BitstringIndividual, creator.BitstringFitness) == classes
+    pop_a, pop_b = first.population(8), second.population(8)
+    assert all(np.array_equal(x, y) for x, y in zip(pop_a, pop_b)), "same seed, same population"
+    assert len(pop_a) == 8 and all(isinstance(ind, creator.BitstringIndividual) for ind in pop_a)
+    assert all(ind.shape == (instance.n_lists,) and not ind.fitness.valid for ind in pop_a)
+    a, b = pop_a[0], pop_a[1]
+    saved = a.copy(), b.copy()
+    children = first.mate(a, b)
+    (mutant,) = first.mutate(a, rate=3.0)
+    fixed = first.repair(mutant)
+    assert np.array_equal(a, saved[0]) and np.array_equal(b, saved[1])
+    assert all(not np.shares_memory(child, a) and not np.shares_memory(child, b) for child in children)
+    assert isinstance(fixed, creator.BitstringIndividual) and not fixed.fitness.valid
+    assert score(instance, np.array([fixed])).feasible[0]
+    for ind, (covered, cost) in zip(pop_a, [(10, 5), (10, 3), (9, 1)]):
+        ind.fitness.values = (covered, cost)
+    winners = first.select(pop_a[:3], 200)
+    assert sum(w is pop_a[1] for w in winners) > sum(w is pop_a[2] for w in winners)
+    with pytest.raises(ValueError, match="crossover"):
+        make_toolbox(instance, np.random.default_rng(0), crossover="three_point")
