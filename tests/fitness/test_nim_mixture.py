@@ -136,3 +136,12 @@ def test_mixture_beats_random_when_it_leans_on_the_expert_and_plays_large_boards
     table = np.full((feature_size("nimsum", big), 2), 0.5)
     player = decode("table", table, {"columns": ["expert", "random"]}, big)
     assert play(player, agent("random", big), big, games=300, seed=0).games == 300
+
+
+def test_many_columns_are_fine():
+    rules = Rules.standard(5)
+    table = np.zeros((1, 70))
+    table[0, 69] = 1.0
+    player = MixtureAgent("m", rules, table, ["gabriele"] * 69 + ["longest"], feature="none")
+    positions = StateSpace(rules.rows).all_positions()[1:]
+    np.testing.assert_array_equal(player(positions)[0], agent("longest", rules)(positions)[0])

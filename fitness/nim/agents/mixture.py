@@ -83,8 +83,7 @@ class MixtureAgent(Agent):
         self.feature = feature
         self.table = _check_table(table, feature_size(feature, rules), len(self.columns))
         self._agents = [_column_agent(column, rules) for column in self.columns]
-        cumulative = np.cumsum(self.table, axis=1)
-        self._cumulative = cumulative
+        self._cumulative = np.cumsum(self.table, axis=1)
         # The last column with any mass: a draw landing past a row's rounded
         # total must not pick a trailing zero-probability column.
         self._last = (self.table.shape[1] - 1 - np.argmax(self.table[:, ::-1] > 0, axis=1)).astype(np.int64)
@@ -102,7 +101,6 @@ class MixtureAgent(Agent):
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
         buckets = _coded_buckets(self.feature, space.board)
-        cumulative, last = self._cumulative, self._last
         agents = self._agents
         policies = [player.coded(space) for player in agents]
 
@@ -117,9 +115,7 @@ class MixtureAgent(Agent):
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
             u = rng.random(len(codes))
-            b = buckets[codes]
-            chosen = np.minimum((cumulative[b] <= u[:, None]).sum(axis=1), last[b])
-            return _select(chosen, column_moves(codes, rng))
+            return _select(self._columns_for(buckets[codes], u), column_moves(codes, rng))
 
         trusted = all(policy is not None and policy.trusted for policy in policies)
         return CodedPolicy(act, trusted=trusted)
@@ -142,10 +138,10 @@ def _column_agent(name: str, rules: Rules) -> Agent:
 
 
 def _select(chosen: np.ndarray, moves: list[Moves]) -> Moves:
-    if len(moves) == 1:
-        return np.asarray(moves[0][0], dtype=np.int64), np.asarray(moves[0][1], dtype=np.int64)
-    rows = np.choose(chosen, [np.asarray(m[0], dtype=np.int64) for m in moves])
-    takes = np.choose(chosen, [np.asarray(m[1], dtype=np.int64) for m in moves])
+    """Game i gets the move of column chosen[i] (any number of columns)."""
+    games = np.arange(len(chosen))
+    rows = np.stack([np.asarray(m[0], dtype=np.int64) for m in moves])[chosen, games]
+    takes = np.stack([np.asarray(m[1], dtype=np.int64) for m in moves])[chosen, games]
     return rows, takes
 
 

@@ -127,8 +127,7 @@ class RuleExpertAgent(Agent):
         p = np.asarray(positions, dtype=np.int64)
         q = self.params
         active = (p > 0).sum(axis=1)
-        many_rows_for_row = active >= q["ACTIVE_ROWS_TH1"]
-        nth = np.where(many_rows_for_row, q["ROW_CHOICE1"], q["ROW_CHOICE2"])
+        nth = np.where(active >= q["ACTIVE_ROWS_TH1"], q["ROW_CHOICE1"], q["ROW_CHOICE2"])
         rows = _nth_shortest_active(p, active, nth)
         length = _row_values(p, rows)
 
@@ -172,6 +171,9 @@ class RuleDictAgent(Agent):
     Anything else gets a move drawn uniformly from all legal moves, from the
     rng (one uniform per game, drawn for every game so that the amount of
     randomness used never depends on the positions).
+
+    The named agent `rule-dict` plays DEFAULTS: clear a lone pile, wipe out a
+    single stick, cut the larger of two piles to one, remove the odd pile out.
     """
 
     deterministic = False
@@ -204,7 +206,7 @@ class RuleDictAgent(Agent):
             ChoiceParam("rule_4_pile", (0, 1), group="rule_4"), leave("rule_4"),
         ])
 
-    def rule_moves(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _rule_moves(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The rules' moves, and where no rule applies (those moves are placeholders)."""
         p = np.asarray(positions, dtype=np.int64)
         q, k = self.params, self.rules.k
@@ -248,14 +250,14 @@ class RuleDictAgent(Agent):
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
         p = np.asarray(positions, dtype=np.int64)
         u = rng.random(len(p))
-        rows, takes, fallback = self.rule_moves(p)
+        rows, takes, fallback = self._rule_moves(p)
         if fallback.any():
             rows[fallback], takes[fallback] = uniform_legal_moves(p[fallback], self.rules.k, u[fallback])
         return rows, takes
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
         # The rules are looked up per code; only the random fallback runs per move.
-        table = _LazyTable(space, self.rule_moves)
+        table = _LazyTable(space, self._rule_moves)
         k = self.rules.k
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
