@@ -1,0 +1,60 @@
+"""Evaluators score genomes: in-process (no Ray) or on a pool of Ray actors.
+
+    with make_evaluator({"problem": "setcover", "N": 1000, "seed": 42}, workers=2) as evaluator:
+        scored = evaluator.evaluate(genomes, evaluation_seeds(run_seed, generation, len(genomes)))
+
+Results are the same whatever the back end, the number of workers, the chunk
+size or the actor failures along the way: every genome's randomness comes from
+its own seed, and results come back in input order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .core import Evaluated, EvaluationError, Evaluator, evaluation_seeds
+from .local import LocalEvaluator
+
+__all__ = ["Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "make_evaluator", "LocalEvaluator"]
+
+
+def make_evaluator(
+    task_spec: dict,
+    workers: int = 0,
+    address: str | None = None,
+    chunk_size: int | None = None,
+    max_retries: int = 3,
+    *,
+    chunk_timeout: float | None = None,
+    start_timeout: float = 120.0,
+    **ray_options: Any,
+) -> Evaluator:
+    """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
+
+    `address=None` starts an embedded Ray (loopback, `num_cpus=workers`) that
+    `close()` shuts down; "auto" or "ray://host:port" joins a cluster that is
+    left running. A Ray already initialised in this process is reused as is.
+    `chunk_size=None` gives each worker one chunk per batch (calls are few).
+    `max_retries` is how many times one chunk may fail (actor death or
+    `chunk_timeout` seconds without a result) before `EvaluationError`.
+    `ray_options` go to the actors (`num_cpus`, `resources`, `runtime_env`, ...).
+    """
+    if workers < 0:
+        raise ValueError(f"workers must be >= 0, got {workers}")
+    if workers == 0:
+        return LocalEvaluator(task_spec)
+    from .ray_connect import connect
+
+    started = connect(address, num_cpus=workers)
+    from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
+
+    return RayEvaluator(
+        task_spec,
+        workers,
+        chunk_size=chunk_size,
+        max_retries=max_retries,
+        chunk_timeout=chunk_timeout,
+        start_timeout=start_timeout,
+        owns_ray=started,
+        **ray_options,
+    )

@@ -1,0 +1,285 @@
+"""The Ray back end: a pool of actors, each holding the task, fed chunks of genomes.
+
+Import this only after `ray_connect.connect()` (it imports Ray, and the
+loopback setting must be in place first).
+
+Each actor builds the task once (`setup`), then scores chunks. Up to
+`IN_FLIGHT_PER_ACTOR` chunks are queued on an actor, so it never idles while
+the driver collects a result. A failed actor (crash, `ray.kill`, lost node,
+chunk timeout) is killed and replaced; the chunk it was running counts one
+attempt and, like any chunk queued behind it, goes back to the queue for a
+live actor. Results are placed by chunk index, so their order and values never
+depend on which actor ran what.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import ray
+from ray.exceptions import RayError, RayTaskError
+
+from fitness.tasks import build_task
+
+from .core import Evaluated, EvaluationError, Evaluator, chunk_bounds, checked_columns, one_line
+from .transport import pack, unpack
+
+# Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
+# compute (Ray round trip, shipping genomes), and a cheap task (set cover:
+# ~0.1 ms per genome) pays that per chunk; measured in benchmarks/README.md.
+CHUNKS_PER_WORKER = 1
+IN_FLIGHT_PER_ACTOR = 2  # with small chunks: one running, one queued behind it
+POLL_SECONDS = 0.5  # how often timeouts are checked while waiting
+DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
+
+
+class _TaskActor:
+    """Runs on a Ray worker: builds the task from its plain spec once, then scores chunks."""
+
+    def setup(self, task_spec: dict) -> tuple[str, str]:
+        self.task = build_task(task_spec)
+        return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
+
+    def evaluate(self, packed: tuple, seeds: list[int]) -> tuple[dict, float]:
+        start = time.perf_counter()
+        columns = self.task.evaluate(unpack(packed), seeds)
+        return columns, time.perf_counter() - start
+
+
+@dataclass(eq=False)
+class _Actor:
+    handle: Any
+    number: int
+    created: float  # monotonic
+    start_failures: int = 0  # failed predecessors that never got ready
+    label: str = ""  # set once the task is built: "actor-3@127.0.0.1/1a2b3c4d"
+    running: deque = field(default_factory=deque)  # refs, in submission (= execution) order
+    busy_since: float = 0.0  # when its oldest running chunk could start
+
+
+@dataclass
+class _Batch:
+    genomes: Sequence[Any]
+    seeds: Sequence[int]
+    bounds: list[tuple[int, int]]
+    pending: deque = field(init=False)
+    attempts: list[int] = field(init=False)
+    results: list[tuple[dict, float, str] | None] = field(init=False)
+    running: dict = field(default_factory=dict)  # ref -> (chunk, actor)
+
+    def __post_init__(self) -> None:
+        self.pending = deque(range(len(self.bounds)))
+        self.attempts = [0] * len(self.bounds)
+        self.results = [None] * len(self.bounds)
+
+    def describe(self, chunk: int) -> str:
+        start, stop = self.bounds[chunk]
+        return f"chunk {chunk + 1} of {len(self.bounds)} (genomes {start}-{stop - 1})"
+
+
+class RayEvaluator(Evaluator):
+    """A pool of `workers` Ray actors holding the task; see the module docstring."""
+
+    def __init__(
+        self,
+        task_spec: dict,
+        workers: int,
+        *,
+        chunk_size: int | None = None,
+        max_retries: int = 3,
+        chunk_timeout: float | None = None,
+        start_timeout: float = 120.0,
+        owns_ray: bool = False,
+        **actor_options: Any,
+    ) -> None:
+        if workers < 1 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
+            raise ValueError(f"need workers, max_retries, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}")
+        self.workers = workers
+        self.chunk_size = chunk_size
+        self.max_retries = max_retries
+        self.chunk_timeout = chunk_timeout
+        self.start_timeout = start_timeout
+        self._task_spec = dict(task_spec)
+        self._owns_ray = owns_ray
+        self._actor_options = {**DEFAULT_ACTOR_OPTIONS, **actor_options}
+        self._remote = ray.remote(_TaskActor).options(**self._actor_options)
+        self._pool: list[_Actor] = []
+        self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
+        self._numbers = 0
+        self._failures = 0
+        self._closed = False
+        try:
+            for _ in range(workers):
+                self._spawn()
+            self._wait_until_ready()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def actors(self) -> list[Any]:
+        """Handles of the pool's current actors (replacements included)."""
+        return [actor.handle for actor in self._pool]
+
+    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
+        if self._closed:
+            raise RuntimeError("evaluator is closed")
+        if len(genomes) != len(seeds):
+            raise ValueError(f"{len(genomes)} genomes but {len(seeds)} seeds")
+        size = self.chunk_size or max(1, math.ceil(len(genomes) / (CHUNKS_PER_WORKER * self.workers)))
+        batch = _Batch(genomes, seeds, chunk_bounds(len(genomes), size))
+        failures_before = self._failures
+        if self._setups:  # replacements that got ready since the last call join in from the start
+            for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
+                self._finish_setup(ref)
+        while batch.pending or batch.running:
+            self._dispatch(batch)
+            ready, _ = ray.wait([*batch.running, *self._setups], num_returns=1, timeout=self._wait_seconds())
+            for ref in ready:
+                if ref in self._setups:
+                    self._finish_setup(ref)
+                else:
+                    self._finish_chunk(batch, ref)
+            self._check_timeouts(batch)
+        return self._merge(batch, self._failures - failures_before)
+
+    def close(self) -> None:
+        """Kill the actors; shut Ray down if `make_evaluator` started it."""
+        if self._closed:
+            return
+        self._closed = True
+        for actor in self._pool:
+            ray.kill(actor.handle)
+        self._pool.clear()
+        self._setups.clear()
+        if self._owns_ray:
+            ray.shutdown()
+
+    # -- the pool -----------------------------------------------------------
+
+    def _spawn(self, start_failures: int = 0) -> None:
+        self._numbers += 1
+        actor = _Actor(self._remote.remote(), self._numbers, time.monotonic(), start_failures)
+        self._pool.append(actor)
+        self._setups[actor.handle.setup.remote(self._task_spec)] = actor
+
+    def _replace(self, actor: _Actor, cause: str) -> None:
+        """Kill `actor` (it may be alive but stuck) and start a successor."""
+        self._failures += 1
+        self._pool.remove(actor)
+        ray.kill(actor.handle)
+        failed_starts = 0 if actor.label else actor.start_failures + 1
+        if failed_starts >= self.max_retries:
+            raise EvaluationError(f"actor-{actor.number} failed to start {failed_starts} times; last cause: {cause}")
+        self._spawn(failed_starts)
+
+    def _wait_until_ready(self) -> None:
+        while self._setups:
+            ready, _ = ray.wait(list(self._setups), num_returns=1, timeout=POLL_SECONDS)
+            for ref in ready:
+                self._finish_setup(ref)
+            self._check_start_timeout(require_all=True)
+
+    def _finish_setup(self, ref: Any) -> None:
+        actor = self._setups.pop(ref)
+        try:
+            ip, node = ray.get(ref)
+        except RayTaskError as error:  # the task spec itself is broken: retrying cannot help
+            raise EvaluationError(f"building the task on actor-{actor.number}: {one_line(error.cause)}") from error.cause
+        except RayError as error:
+            self._replace(actor, one_line(error))
+            return
+        actor.label = f"actor-{actor.number}@{ip}/{node[:8]}"
+
+    def _check_start_timeout(self, require_all: bool) -> None:
+        """Fail if actors stay unscheduled too long (all of them needed, or none ready)."""
+        if not require_all and any(actor.label for actor in self._pool):
+            return
+        now = time.monotonic()
+        late = [actor for actor in self._setups.values() if now - actor.created > self.start_timeout]
+        if late:
+            raise EvaluationError(
+                f"actor-{late[0].number} not started after {self.start_timeout:g} s: "
+                f"does the cluster have free resources for {self.workers} actors "
+                f"({self._actor_options['num_cpus']} CPU each)?"
+            )
+
+    # -- one batch ----------------------------------------------------------
+
+    def _dispatch(self, batch: _Batch) -> None:
+        """Queue pending chunks on ready actors, round-robin, up to IN_FLIGHT_PER_ACTOR each."""
+        for depth in range(IN_FLIGHT_PER_ACTOR):
+            for actor in self._pool:
+                if not batch.pending:
+                    return
+                if actor.label and len(actor.running) <= depth:
+                    chunk = batch.pending.popleft()
+                    start, stop = batch.bounds[chunk]
+                    ref = actor.handle.evaluate.remote(pack(batch.genomes[start:stop]), list(batch.seeds[start:stop]))
+                    if not actor.running:
+                        actor.busy_since = time.monotonic()
+                    actor.running.append(ref)
+                    batch.running[ref] = (chunk, actor)
+
+    def _finish_chunk(self, batch: _Batch, ref: Any) -> None:
+        chunk, actor = batch.running[ref]
+        try:
+            columns, seconds = ray.get(ref)
+        except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
+            raise EvaluationError(f"{batch.describe(chunk)} on {actor.label}: {one_line(error.cause)}") from error.cause
+        except RayError as error:
+            self._fail(batch, actor, one_line(error))
+            return
+        del batch.running[ref]
+        actor.running.remove(ref)
+        actor.busy_since = time.monotonic()
+        batch.results[chunk] = (columns, seconds, actor.label)
+
+    def _fail(self, batch: _Batch, actor: _Actor, cause: str) -> None:
+        """Requeue every chunk on a failed actor; the one it was running counts an attempt."""
+        chunks = [batch.running.pop(ref)[0] for ref in actor.running]
+        culprit = chunks[0]
+        batch.attempts[culprit] += 1
+        if batch.attempts[culprit] >= self.max_retries:
+            self._replace(actor, cause)
+            raise EvaluationError(
+                f"{batch.describe(culprit)} failed {batch.attempts[culprit]} attempts; last cause: {cause}"
+            )
+        batch.pending.extendleft(reversed(chunks))
+        self._replace(actor, cause)
+
+    def _wait_seconds(self) -> float:
+        """How long to wait for a result: until the next chunk deadline, at most POLL_SECONDS."""
+        if self.chunk_timeout is None:
+            return POLL_SECONDS
+        deadlines = [actor.busy_since + self.chunk_timeout for actor in self._pool if actor.running]
+        return min([POLL_SECONDS, *(max(0.0, d - time.monotonic()) for d in deadlines)])
+
+    def _check_timeouts(self, batch: _Batch) -> None:
+        now = time.monotonic()
+        if self.chunk_timeout is not None:
+            for actor in list(self._pool):
+                if actor.running and now - actor.busy_since > self.chunk_timeout:
+                    self._fail(batch, actor, f"no result within the chunk timeout of {self.chunk_timeout:g} s")
+        if batch.pending:
+            self._check_start_timeout(require_all=False)
+
+    def _merge(self, batch: _Batch, failures: int) -> Evaluated:
+        parts: list[dict] = []
+        seconds: list[np.ndarray] = []
+        workers: list[str] = []
+        for chunk, (columns, elapsed, label) in enumerate(batch.results):
+            start, stop = batch.bounds[chunk]
+            parts.append(checked_columns(columns, stop - start, batch.describe(chunk)))
+            seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
+            workers += [label] * (stop - start)
+        names = list(parts[0])
+        if any(list(part) != names for part in parts):
+            raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
+        columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
+        return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)
