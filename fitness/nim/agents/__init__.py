@@ -113,3 +113,4 @@ register("fixed-rules", _no_param(FixedRulesAgent), help="seed 000's fixed-rule 
 
 # Parameterised agents and the `rules`/`table` genome decoders register themselves.
 from . import mixture, rule_agents  # noqa: E402,F401
+from ..rl import registration as _rl_registration  # noqa: E402,F401  (registers "rl:PATH")
