@@ -20,8 +20,6 @@ Operators, grouped by role, all drawing from an explicit
 
 from __future__ import annotations
 
-import functools
-import inspect
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -30,6 +28,8 @@ from deap import base, creator, tools
 from fitness.nim import Rules
 from fitness.nim.agents.rule_agents import rule_param_spec
 from fitness.nim.params import ParamSpec
+
+from .naming import bind, options, pick
 
 __all__ = [
     "CROSSOVERS",
@@ -152,16 +152,8 @@ DEFAULT_MUTATION = "step"
 DEFAULT_CROSSOVER = "random-cut"
 
 
-def _options(fn: Callable[..., Any]) -> set[str]:
-    """The tunable keyword parameters of an operator (those with defaults)."""
-    return {p.name for p in inspect.signature(fn).parameters.values() if p.default is not inspect.Parameter.empty}
 
 
-def _pick(table: dict[str, Callable[..., Any]], name: str | None, default: str, role: str) -> Callable[..., Any]:
-    name = default if name is None else name
-    if name not in table:
-        raise ValueError(f"unknown {role} {name!r} for rules genomes; valid: {', '.join(table)}")
-    return table[name]
 
 
 def make_toolbox(
@@ -184,16 +176,16 @@ def make_toolbox(
     the parameter spec.
     """
     spec = spec_for(rules, config)
-    mutate = _pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation")
-    mate = _pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover")
+    mutate = pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation", "rules")
+    mate = pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover", "rules")
     params = dict(params or {})
-    allowed = _options(mutate) | _options(mate)
+    allowed = options(mutate) | options(mate)
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ValueError(f"unknown operator params {unknown}; these operators take: {sorted(allowed) or 'none'}")
     individual = _individual_class(weights)
-    mutate_fn = _bind(mutate, params, spec=spec)
-    mate_fn = _bind(mate, params, spec=spec)
+    mutate_fn = bind(mutate, params, spec=spec)
+    mate_fn = bind(mate, params, spec=spec)
     toolbox = base.Toolbox()
     toolbox.register("individual", lambda: individual(random_genome(spec, rng)))
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)
@@ -204,9 +196,6 @@ def make_toolbox(
     return toolbox
 
 
-def _bind(fn: Callable[..., Any], params: Mapping[str, Any], **fixed: Any) -> Callable[..., Any]:
-    """`fn` with its fixed arguments and the options in `params` it takes."""
-    return functools.partial(fn, **fixed, **{k: v for k, v in params.items() if k in _options(fn)})
 
 
 def _individual_class(weights: tuple[float, ...]) -> type:

@@ -23,7 +23,6 @@ Operators, grouped by role, all drawing from an explicit
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -31,6 +30,8 @@ from deap import base, creator, tools
 
 from fitness.nim import Rules
 from fitness.nim.agents.mixture import feature_size
+
+from .naming import bind, options, pick
 
 __all__ = [
     "CROSSOVERS",
@@ -173,21 +174,10 @@ DEFAULT_MUTATION = "gaussian"
 DEFAULT_CROSSOVER = "fusion"
 
 
-def _options(fn: Callable[..., Any]) -> set[str]:
-    """The tunable keyword parameters of an operator (those with defaults)."""
-    return {p.name for p in inspect.signature(fn).parameters.values() if p.default is not inspect.Parameter.empty}
 
 
-def _pick(table: dict[str, Callable[..., Any]], name: str | None, default: str, role: str) -> Callable[..., Any]:
-    name = default if name is None else name
-    if name not in table:
-        raise ValueError(f"unknown {role} {name!r} for table genomes; valid: {', '.join(table)}")
-    return table[name]
 
 
-def _bind(fn: Callable[..., Any], params: Mapping[str, Any], **fixed: Any) -> Callable[..., Any]:
-    """`fn` with its fixed arguments and the options in `params` it takes."""
-    return functools.partial(fn, **fixed, **{k: v for k, v in params.items() if k in _options(fn)})
 
 
 def make_toolbox(
@@ -211,17 +201,17 @@ def make_toolbox(
     table shape.
     """
     shape = shape_for(rules, config)
-    mutate = _pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation")
-    mate = _pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover")
+    mutate = pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation", "table")
+    mate = pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover", "table")
     params = dict(params or {})
-    allowed = _options(random_table) | _options(mutate) | _options(mate)
+    allowed = options(random_table) | options(mutate) | options(mate)
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ValueError(f"unknown operator params {unknown}; these operators take: {sorted(allowed) or 'none'}")
     individual = functools.partial(_individual, _creator_classes(weights))
-    init_fn = _bind(random_table, params, shape=shape)
-    mutate_fn = _bind(mutate, params)
-    mate_fn = _bind(mate, params)
+    init_fn = bind(random_table, params, shape=shape)
+    mutate_fn = bind(mutate, params)
+    mate_fn = bind(mate, params)
     toolbox = base.Toolbox()
     toolbox.register("individual", lambda: individual(init_fn(rng=rng)))
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)

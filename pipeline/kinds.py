@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -19,25 +19,11 @@ import pyarrow as pa
 import operators.bitstring as bitstring
 import operators.rules as rule_genomes
 import operators.table as table_genomes
+from operators.naming import bind, options, pick
 
 from .spec import RunSpec
 
 __all__ = ["GenomeKind", "make_kind", "task_genome_from_record"]
-
-
-def _options(fn: Callable[..., Any]) -> set[str]:
-    return {p.name for p in inspect.signature(fn).parameters.values() if p.default is not inspect.Parameter.empty}
-
-
-def _bind(fn: Callable[..., Any], params: Mapping[str, Any], **fixed: Any) -> Callable[..., Any]:
-    return functools.partial(fn, **fixed, **{k: v for k, v in params.items() if k in _options(fn)})
-
-
-def _pick(table: Mapping[str, Callable[..., Any]], name: str | None, default: str, role: str, kind: str):
-    name = default if name is None else name
-    if name not in table:
-        raise ValueError(f"operators.{role}: unknown {role} {name!r} for {kind} genomes; valid: {', '.join(table)}")
-    return table[name]
 
 
 @dataclass
@@ -98,12 +84,12 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
     instance = task.instance
     ops = spec.operators
     mutations = {"asymmetric": bitstring.mut_asymmetric, "flip": bitstring.mut_flip}
-    mutation = _pick(mutations, ops.mutation, "asymmetric", "mutation", "bitstring")
-    crossover = _pick(bitstring.CROSSOVERS, ops.crossover, "uniform", "crossover", "bitstring")
-    defaults = {"rate": 2.0, "p": 1.0 / instance.n_lists}
-    mutate_params = {**{k: v for k, v in defaults.items() if k in {"rate", "p"}}, **ops.params}
-    mutate = functools.partial(mutation, **{k: mutate_params[k] for k in ("rate", "p")
-                                            if k in inspect.signature(mutation).parameters})
+    mutation = pick(mutations, ops.mutation, "asymmetric", "mutation", "bitstring")
+    crossover = pick(bitstring.CROSSOVERS, ops.crossover, "uniform", "crossover", "bitstring")
+    # Mutation strength: `rate` lists flipped on average (asymmetric), or a per-bit `p` (flip).
+    strength = {"rate": 2.0, "p": 1.0 / instance.n_lists, **ops.params}
+    accepted = inspect.signature(mutation).parameters
+    mutate = functools.partial(mutation, **{k: strength[k] for k in ("rate", "p") if k in accepted})
     cover = bitstring.ratio_greedy(instance).mask(instance)
     seed_rate = float(ops.params.get("seed_rate", 2.0))
 
@@ -118,8 +104,8 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
     kind = GenomeKind(
         name="bitstring",
         make=make,
-        mate=lambda a, b, rng: crossover(a, b, rng, **{k: v for k, v in ops.params.items()
-                                                        if k in _options(crossover)}),
+        # `p` and `rate` set the mutation; crossovers keep their own defaults.
+        mate=lambda a, b, rng: crossover(a, b, rng),
         mutate_fn=lambda g, rng: mutate(g, rng),
         repair_fn=lambda g: bitstring.repair(instance, g),
         to_record=bitstring.to_record,
@@ -127,20 +113,20 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
         record_type=pa.list_(pa.bool_()),
         distance=_mean_pairwise_l1,
     )
-    kind.allowed_params = {"rate", "p", "seed_rate"} | _options(crossover)
+    kind.allowed_params = {"rate", "p", "seed_rate"}
     return kind
 
 
 def _rules_kind(spec: RunSpec, task: Any) -> GenomeKind:
     ops = spec.operators
     param_spec = rule_genomes.spec_for(task.rules, task.config)
-    mutate = _pick(rule_genomes.MUTATIONS, ops.mutation, rule_genomes.DEFAULT_MUTATION, "mutation", "rules")
-    mate = _pick(rule_genomes.CROSSOVERS, ops.crossover, rule_genomes.DEFAULT_CROSSOVER, "crossover", "rules")
+    mutate = pick(rule_genomes.MUTATIONS, ops.mutation, rule_genomes.DEFAULT_MUTATION, "mutation", "rules")
+    mate = pick(rule_genomes.CROSSOVERS, ops.crossover, rule_genomes.DEFAULT_CROSSOVER, "crossover", "rules")
     kind = GenomeKind(
         name="rules",
         make=lambda n, rng: [rule_genomes.random_genome(param_spec, rng) for _ in range(n)],
-        mate=lambda a, b, rng: _bind(mate, ops.params, spec=param_spec)(a, b, rng=rng),
-        mutate_fn=lambda g, rng: _bind(mutate, ops.params, spec=param_spec)(g, rng=rng),
+        mate=lambda a, b, rng: bind(mate, ops.params, spec=param_spec)(a, b, rng=rng),
+        mutate_fn=lambda g, rng: bind(mutate, ops.params, spec=param_spec)(g, rng=rng),
         repair_fn=lambda g: rule_genomes.repair(g, param_spec),
         to_record=rule_genomes.to_record,
         from_record=rule_genomes.from_record,
@@ -148,7 +134,7 @@ def _rules_kind(spec: RunSpec, task: Any) -> GenomeKind:
         distance=lambda v: _mean_pairwise_l1(v, np.maximum(np.ptp(v, axis=0), 1e-12)),
     )
     kind.vector = lambda g: np.asarray([_as_number(param_spec[n], g[n]) for n in param_spec.names])
-    kind.allowed_params = _options(mutate) | _options(mate)
+    kind.allowed_params = options(mutate) | options(mate)
     return kind
 
 
@@ -162,21 +148,21 @@ def _as_number(param: Any, value: Any) -> float:
 def _table_kind(spec: RunSpec, task: Any) -> GenomeKind:
     ops = spec.operators
     shape = table_genomes.shape_for(task.rules, task.config)
-    mutate = _pick(table_genomes.MUTATIONS, ops.mutation, table_genomes.DEFAULT_MUTATION, "mutation", "table")
-    mate = _pick(table_genomes.CROSSOVERS, ops.crossover, table_genomes.DEFAULT_CROSSOVER, "crossover", "table")
-    make_one = _bind(table_genomes.random_table, ops.params, shape=shape)
+    mutate = pick(table_genomes.MUTATIONS, ops.mutation, table_genomes.DEFAULT_MUTATION, "mutation", "table")
+    mate = pick(table_genomes.CROSSOVERS, ops.crossover, table_genomes.DEFAULT_CROSSOVER, "crossover", "table")
+    make_one = bind(table_genomes.random_table, ops.params, shape=shape)
     kind = GenomeKind(
         name="table",
         make=lambda n, rng: [make_one(rng=rng) for _ in range(n)],
-        mate=lambda a, b, rng: _bind(mate, ops.params)(a, b, rng=rng),
-        mutate_fn=lambda g, rng: _bind(mutate, ops.params)(g, rng=rng),
+        mate=lambda a, b, rng: bind(mate, ops.params)(a, b, rng=rng),
+        mutate_fn=lambda g, rng: bind(mutate, ops.params)(g, rng=rng),
         repair_fn=table_genomes.repair,
         to_record=table_genomes.to_record,
         from_record=table_genomes.from_record,
         record_type=pa.list_(pa.list_(pa.float64())),
         distance=lambda v: _mean_pairwise_l1(v) * 0.5 * shape[1],  # total variation per row
     )
-    kind.allowed_params = _options(table_genomes.random_table) | _options(mutate) | _options(mate)
+    kind.allowed_params = options(table_genomes.random_table) | options(mutate) | options(mate)
     return kind
 
 
