@@ -17,6 +17,13 @@ from .rundir import RunDir  # noqa: E402
 __all__ = ["write_report"]
 
 
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _objective_names(generations: pd.DataFrame) -> list[str]:
     return [c[len("best_"):] for c in generations.columns if c.startswith("best_")]
 
@@ -35,11 +42,7 @@ def _plot_objectives(generations: pd.DataFrame, out: Path) -> Path:
     axes[0, 0].legend(loc="best", fontsize=8)
     axes[-1, 0].set_xlabel("generation")
     fig.suptitle("Objectives per generation (population)")
-    fig.tight_layout()
-    path = out / "objectives.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out / "objectives.png")
 
 
 def _plot_diversity(generations: pd.DataFrame, out: Path) -> Path:
@@ -48,11 +51,7 @@ def _plot_diversity(generations: pd.DataFrame, out: Path) -> Path:
     ax.set_xlabel("generation")
     ax.set_ylabel("diversity")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = out / "diversity.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out / "diversity.png")
 
 
 def _plot_table(best: dict, out: Path) -> Path:
@@ -65,11 +64,7 @@ def _plot_table(best: dict, out: Path) -> Path:
     ax.set_ylabel(f"feature: {best['task']['genome'].get('feature', '')}")
     fig.colorbar(image, ax=ax, label="probability")
     ax.set_title("Best strategy table")
-    fig.tight_layout()
-    path = out / "best_table.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out / "best_table.png")
 
 
 def _plot_parameters(individuals: pd.DataFrame, primary: str, out: Path) -> Path:
@@ -87,11 +82,7 @@ def _plot_parameters(individuals: pd.DataFrame, primary: str, out: Path) -> Path
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel("generation")
     fig.suptitle("Parameters of each generation's best individual")
-    fig.tight_layout()
-    path = out / "parameters.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, out / "parameters.png")
 
 
 def write_report(run_dir: str | Path) -> list[Path]:
