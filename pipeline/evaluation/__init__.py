@@ -37,10 +37,13 @@ def make_evaluator(
     `chunk_size=None` gives each worker one chunk per batch (calls are few).
     `max_retries` is how many times one chunk may fail (actor death or
     `chunk_timeout` seconds without a result) before `EvaluationError`.
+    `start_timeout`: seconds the pool may wait for actors to be scheduled.
     `ray_options` go to the actors (`num_cpus`, `resources`, `runtime_env`, ...).
     """
-    if workers < 0:
-        raise ValueError(f"workers must be >= 0, got {workers}")
+    if workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
+        raise ValueError(
+            f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
+        )
     if workers == 0:
         return LocalEvaluator(task_spec)
     from .ray_connect import connect

@@ -97,8 +97,6 @@ class RayEvaluator(Evaluator):
         owns_ray: bool = False,
         **actor_options: Any,
     ) -> None:
-        if workers < 1 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
-            raise ValueError(f"need workers, max_retries, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}")
         self.workers = workers
         self.chunk_size = chunk_size
         self.max_retries = max_retries
@@ -137,15 +135,19 @@ class RayEvaluator(Evaluator):
         if self._setups:  # replacements that got ready since the last call join in from the start
             for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
                 self._finish_setup(ref)
-        while batch.pending or batch.running:
-            self._dispatch(batch)
-            ready, _ = ray.wait([*batch.running, *self._setups], num_returns=1, timeout=self._wait_seconds())
-            for ref in ready:
-                if ref in self._setups:
-                    self._finish_setup(ref)
-                else:
-                    self._finish_chunk(batch, ref)
-            self._check_timeouts(batch)
+        try:
+            while batch.pending or batch.running:
+                self._dispatch(batch)
+                ready, _ = ray.wait([*batch.running, *self._setups], num_returns=1, timeout=self._wait_seconds())
+                for ref in ready:
+                    if ref in self._setups:
+                        self._finish_setup(ref)
+                    else:
+                        self._finish_chunk(batch, ref)
+                self._check_timeouts(batch)
+        finally:  # after an error, chunks of this batch still queued on actors are forgotten
+            for actor in self._pool:
+                actor.running.clear()
         return self._merge(batch, self._failures - failures_before)
 
     def close(self) -> None:

@@ -93,7 +93,7 @@ def test_actors_give_the_in_process_columns_whatever_the_workers_and_chunks(ray_
         assert all(len(column) == 0 for column in two.evaluate([], []).columns.values())
 
 
-def test_a_fresh_process_embeds_ray_on_loopback_then_joins_a_two_node_cluster(small_batch):
+def test_a_fresh_process_embeds_ray_on_loopback_then_joins_a_two_node_cluster_and_loses_a_node(small_batch):
     """One subprocess (Ray starts are slow): it has no Ray, and runs away from the source tree."""
     genomes, seeds, expected = small_batch
     code = (
@@ -107,19 +107,23 @@ def test_a_fresh_process_embeds_ray_on_loopback_then_joins_a_two_node_cluster(sm
         "    addresses = [node['NodeManagerAddress'] for node in ray.nodes()]\n"
         "embedded_up = ray.is_initialized()\n"
         "cluster = Cluster(initialize_head=True, head_node_args={'num_cpus': 1, 'include_dashboard': False})\n"
-        "cluster.add_node(num_cpus=1)\n"
+        "worker_node = cluster.add_node(num_cpus=1)\n"
         "cluster.wait_for_nodes()\n"
         "try:\n"
         f"    with make_evaluator({SMALL!r}, workers=2, address=cluster.address, chunk_size=10) as ev:\n"
         "        clustered = ev.evaluate(genomes, seeds)\n"
         "        nodes = [node['NodeID'] for node in ray.nodes() if node['Alive']]\n"
+        "        cluster.remove_node(worker_node)\n"
+        "        survived = ev.evaluate(genomes, seeds)\n"
         "    connected = ray.is_initialized()\n"
         "finally:\n"
         "    cluster.shutdown()\n"
         "print(json.dumps({'embedded': embedded.columns['cost'].tolist(), 'addresses': addresses,\n"
         "                  'embedded_up': embedded_up, 'nodes': nodes, 'connected': connected,\n"
         "                  'columns': {k: v.tolist() for k, v in clustered.columns.items()},\n"
-        "                  'worker': clustered.worker}))\n"
+        "                  'worker': clustered.worker, 'failures': survived.failures,\n"
+        "                  'survived': {k: v.tolist() for k, v in survived.columns.items()},\n"
+        "                  'survivors': sorted(set(survived.worker))}))\n"
     )
     out = run_python(code, json.dumps([[g.tolist() for g in genomes], seeds]))
     assert out["embedded"] == expected["cost"].tolist()
@@ -129,6 +133,10 @@ def test_a_fresh_process_embeds_ray_on_loopback_then_joins_a_two_node_cluster(sm
     assert len(out["nodes"]) == 2
     assert {w.rsplit("/", 1)[1] for w in out["worker"]} == {node[:8] for node in out["nodes"]}
     assert out["connected"] is False  # close() disconnects from a cluster it joined, leaving it up
+    # A lost node loses no work: its chunks re-run on the head node's actor.
+    assert out["failures"] >= 1
+    assert_same_columns({k: np.array(v) for k, v in out["survived"].items()}, expected)
+    assert len(out["survivors"]) == 1 and out["survivors"][0] in set(out["worker"])
 
 
 @pytest.mark.timeout(120)
@@ -170,13 +178,14 @@ def test_exhausted_retries_raise_one_clear_line_without_hanging(ray_session):
 
 def test_a_task_error_is_raised_at_once_with_its_message_on_both_back_ends(ray_session, small_batch):
     genomes, seeds, expected = small_batch
-    bad = random_genomes(5, 10)  # 10 bits, but the instance has 427 lists
-    with LocalEvaluator(SMALL) as local, make_evaluator(SMALL, workers=1, max_retries=2) as pooled:
+    bad = random_genomes(6, 10)  # 10 bits, but the instance has 427 lists
+    with LocalEvaluator(SMALL) as local, make_evaluator(SMALL, workers=2, chunk_size=1) as pooled:
         for evaluator in (local, pooled):
             with pytest.raises(EvaluationError, match=r"ValueError: population must be a bool array"):
-                evaluator.evaluate(bad, seeds[:5])
-        scored = pooled.evaluate(genomes, seeds)  # the actor survived a bad genome
-        assert scored.failures == 0
+                evaluator.evaluate(bad, seeds[:6])
+        pooled.chunk_size = None
+        scored = pooled.evaluate(genomes, seeds)  # the actors survived, busy with nothing stale
+        assert scored.failures == 0 and len(set(scored.worker)) == 2
         assert_same_columns(scored.columns, expected)
 
 
