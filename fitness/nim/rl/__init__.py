@@ -1,9 +1,17 @@
-"""Reinforcement-learning Nim agents: Q-learning (TD) and Monte Carlo on canonical states."""
+"""Reinforcement-learning Nim agents: Q-learning (TD) and Monte Carlo on canonical states.
+
+    run = train(Rules.standard(5), {"self": 0.6, "random": 0.2, "expert": 0.2}, 200_000, seed=1)
+    save_agent("runs/x.rlagent", run)
+    agent("rl:runs/x.rlagent", rules)      # the greedy policy, as a registered agent
+"""
 
 from .agent import RLAgent
-from .config import Hyperparameters, SELF, parse_mix
+from .config import SELF, Hyperparameters, parse_mix
+from .curve import write_curve
+from .quality import WinningMoves, winning_moves
 from .rewards import Rewards
 from .space import CanonicalSpace
+from .storage import load_agent, load_table, save_agent
 from .training import TrainingRun, evaluate, train
 from .values import QTable
 
@@ -15,7 +23,13 @@ __all__ = [
     "Rewards",
     "SELF",
     "TrainingRun",
+    "WinningMoves",
     "evaluate",
+    "load_agent",
+    "load_table",
     "parse_mix",
+    "save_agent",
     "train",
+    "winning_moves",
+    "write_curve",
 ]

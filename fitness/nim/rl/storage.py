@@ -75,6 +75,7 @@ def save_agent(path: str | Path, run: TrainingRun) -> Path:
     try:
         with os.fdopen(fd, "w") as out:
             out.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 is meant for the temp file only
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
