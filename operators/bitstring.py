@@ -103,8 +103,9 @@ def mut_asymmetric(genome: np.ndarray, rng: np.random.Generator, rate: float) ->
     """Drop about ``rate`` chosen lists and add about ``rate`` others; at least one flip.
 
     Plain flips with a small per-bit probability almost only add lists to a
-    sparse cover; rating the two directions separately (Jansen and Sudholt's
-    asymmetric mutation) makes removals as likely as additions.
+    sparse cover; separate per-bit rates for chosen and unchosen lists
+    (Jansen and Sudholt's asymmetric mutation) make removals as likely as
+    additions.
     """
     ones = np.count_nonzero(genome)
     zeros = len(genome) - ones
@@ -201,6 +202,8 @@ def make_toolbox(
     leaving their arguments alone; ``mutate(ind, rate=...)`` overrides the
     mutation rate (for an adaptive controller).  ``select(individuals, k)`` is
     a tournament drawn from ``rng`` (DEAP's own uses the global ``random``).
+    As with any ndarray individual, compare genomes with ``numpy.array_equal``
+    (e.g. ``tools.HallOfFame(n, similar=np.array_equal)``).
     """
     if crossover not in CROSSOVERS:
         raise ValueError(f"crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")

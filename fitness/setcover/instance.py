@@ -37,13 +37,10 @@ class Instance:
             raise ValueError(f"N must be an integer >= 1, got {self.N!r}")
         N = int(self.N)
         lists, incidence = _validated(self.lists, N)
-        sizes = incidence.sum(axis=1, dtype=np.int64)
-        incidence.flags.writeable = False
-        sizes.flags.writeable = False
         object.__setattr__(self, "N", N)
         object.__setattr__(self, "lists", lists)
-        object.__setattr__(self, "incidence", incidence)
-        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "incidence", _read_only(incidence))
+        object.__setattr__(self, "sizes", _read_only(incidence.sum(axis=1, dtype=np.int64)))
 
     @classmethod
     def from_problem(cls, N: int, seed: int | None = None) -> Instance:
@@ -93,7 +90,7 @@ class Instance:
             elements = [e for i, lst in enumerate(lists) for e in _int_elements(lst, i)]
             if not elements:
                 raise ValueError("lists contain no elements, so N cannot be inferred")
-            N = max(max(elements) + 1, 1)
+            N = max(max(elements) + 1, 1)  # all negative: N = 1, and the constructor names the element
         return cls(N, lists)
 
     def save(self, path: str | Path) -> None:
@@ -107,12 +104,12 @@ class Instance:
     @cached_property
     def coverable(self) -> np.ndarray:
         """Which elements some list contains (a cover exists iff all do)."""
-        return self.incidence.any(axis=0)
+        return _read_only(self.incidence.any(axis=0))
 
     @cached_property
     def members(self) -> tuple[np.ndarray, ...]:
         """Each list's elements as an int array, for the per-list loops of greedy and repair."""
-        return tuple(np.flatnonzero(row) for row in self.incidence)
+        return tuple(_read_only(np.flatnonzero(row)) for row in self.incidence)
 
     @cached_property
     def packed(self) -> np.ndarray:
@@ -120,12 +117,17 @@ class Instance:
         words = -(-self.N // 64)
         bytes_ = np.zeros((self.n_lists, 8 * words), dtype=np.uint8)
         bytes_[:, : -(-self.N // 8)] = np.packbits(self.incidence, axis=1, bitorder="little")
-        return bytes_.view("<u8")
+        return _read_only(bytes_.view("<u8"))
 
     @cached_property
     def incidence_t(self) -> np.ndarray:
         """Elements x lists as uint8: row ``e`` says which lists contain ``e``."""
-        return np.ascontiguousarray(self.incidence.T, dtype=np.uint8)
+        return _read_only(np.ascontiguousarray(self.incidence.T, dtype=np.uint8))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 _BOOL_TYPES = {bool, np.bool_}  # numpy silently turns [1, True] into integers
