@@ -10,6 +10,7 @@ its own seed, and results come back in input order.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .core import Evaluated, EvaluationError, Evaluator, evaluation_seeds
@@ -31,7 +32,7 @@ def make_evaluator(
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
 
-    `address=None` starts an embedded Ray (loopback, `num_cpus=workers`) that
+    `address=None` starts an embedded Ray (loopback, CPUs for `workers` actors) that
     `close()` shuts down; "auto" or "ray://host:port" joins a cluster that is
     left running. A Ray already initialised in this process is reused as is.
     `chunk_size=None` gives each worker one chunk per batch (calls are few).
@@ -48,7 +49,7 @@ def make_evaluator(
         return LocalEvaluator(task_spec)
     from .ray_connect import connect
 
-    started = connect(address, num_cpus=workers)
+    started = connect(address, num_cpus=math.ceil(workers * ray_options.get("num_cpus", 1)))
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 
     return RayEvaluator(

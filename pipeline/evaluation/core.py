@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "chunk_bounds", "checked_columns"]
+__all__ = ["Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds"]
 
 Columns = dict[str, np.ndarray]
 

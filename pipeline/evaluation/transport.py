@@ -33,7 +33,7 @@ def unpack(packed: tuple) -> list:
     kind = packed[0]
     if kind == "bits":
         _, bits, width, shape = packed
-        flat = np.unpackbits(bits, axis=1, count=width).astype(bool)
+        flat = np.unpackbits(bits, axis=1, count=width).view(bool)  # 0/1 bytes: a valid bool view
         return list(flat.reshape(len(flat), *shape))
     if kind == "stack":
         return list(packed[1])

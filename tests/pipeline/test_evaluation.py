@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from pipeline.evaluation import EvaluationError, LocalEvaluator, evaluation_seeds, make_evaluator
+from pipeline.evaluation.transport import pack, unpack
 
 SMALL = {"problem": "setcover", "N": 100, "seed": 42}  # 427 lists, builds in ~0.05 s
 BIG = {"problem": "setcover", "N": 1000, "seed": 42}  # 3,619 lists, ~0.1 ms per genome
@@ -60,6 +61,28 @@ def test_seeds_are_deterministic_distinct_63_bit_and_per_individual():
     everything = seeds + evaluation_seeds(1, 1, 1000) + evaluation_seeds(2, 0, 1000)
     assert len(set(everything)) == 3000
     assert all(isinstance(s, int) and 0 <= s < 2**63 for s in everything)
+
+
+@pytest.mark.parametrize(
+    "genomes",
+    [
+        [np.arange(37) % 3 == 0, np.ones(37, bool)],  # bitstrings: packed bits
+        [np.eye(3, 4, k, dtype=bool) for k in range(3)],  # 2-D bool
+        [np.full((2, 3), 0.25 * k) for k in range(4)],  # float tables: one stacked array
+        [{"take": 1, "row": [1, 2]}, {"take": 3}],  # rule dicts: as they are
+        [np.zeros(3), np.zeros(4)],  # ragged arrays: as they are
+        [],
+    ],
+)
+def test_genomes_travel_to_actors_losslessly(genomes):
+    received = unpack(pack(genomes))
+    assert isinstance(received, list) and len(received) == len(genomes)
+    for sent, got in zip(genomes, received):
+        if isinstance(sent, np.ndarray):
+            assert got.dtype == sent.dtype and got.shape == sent.shape
+            np.testing.assert_array_equal(got, sent)
+        else:
+            assert got == sent
 
 
 def test_in_process_evaluator_never_imports_ray(small_batch):
