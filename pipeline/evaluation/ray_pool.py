@@ -192,7 +192,8 @@ class RayEvaluator(Evaluator):
         try:
             ip, node = ray.get(ref)
         except RayTaskError as error:  # the task spec itself is broken: retrying cannot help
-            raise EvaluationError(f"building the task on actor-{actor.number}: {one_line(error.cause)}") from error.cause
+            cause = error.cause
+            raise EvaluationError(f"building the task on actor-{actor.number}: {one_line(cause)}") from cause
         except RayError as error:
             self._replace(actor, one_line(error))
             return
