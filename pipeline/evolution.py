@@ -198,8 +198,11 @@ class Evolution:
         for m in evaluated:
             m.selected = m.id in chosen
         hof = self._update_hall_of_fame([] if state is None else state.hall_of_fame, evaluated)
-        best = max(population, key=lambda m: m.fitness) if self.objectives.mode != "pareto" else hof[0]
-        best_primary = self.objectives.primary_value(best)
+        if self.objectives.mode == "pareto":  # no single best: follow the primary objective
+            values = [self.objectives.primary_value(m) for m in population]
+            best_primary = max(values) if self.objectives.maximise_primary else min(values)
+        else:
+            best_primary = self.objectives.primary_value(max(population, key=lambda m: m.fitness))
         if state is None or state.best_primary is None or self.objectives.better(best_primary, state.best_primary):
             stagnant = 0
             record = best_primary

@@ -219,3 +219,17 @@ def test_best_json_plays_as_an_agent_in_evo_match(tmp_path, capsys):
     assert "win rate" in capsys.readouterr().out
     assert main(["match", str(out / "best.json"), "random", "--rows", "5"]) == 2
     assert "evolved for rows=[1, 3, 5, 7]" in capsys.readouterr().err
+
+
+def test_nsga2_keeps_a_pareto_front_in_the_hall_of_fame(tmp_path):
+    text = NIM_SPEC.format(generations=3, kind="rules", games=20).replace(
+        "[execution]", '[objectives]\nmode = "pareto"\nweights = { win_rate_random = 1.0, win_rate_expert = 1.0 }\n'
+        "[execution]").replace("offspring = 8", 'offspring = 8\nalgorithm = "nsga2"')
+    out = run_spec(tmp_path, text, "pareto")
+    import json
+
+    front = json.loads((out / "best.json").read_text())["hall_of_fame"]
+    points = [(e["objectives"]["win_rate_random"], e["objectives"]["win_rate_expert"]) for e in front]
+    for a in points:  # no member of the front dominates another
+        assert not any(b[0] >= a[0] and b[1] >= a[1] and b != a for b in points)
+    assert "fitness" not in pd.read_parquet(out / "individuals").columns
