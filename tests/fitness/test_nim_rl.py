@@ -58,6 +58,15 @@ def test_actions_lead_to_the_right_state_and_play_on_the_lowest_row_of_that_size
     assert space.raw_rows(positions, np.array([5, 5])).tolist() == [1, 2]
 
 
+def test_every_action_leads_where_taking_from_a_row_of_that_size_leads():
+    space = CanonicalSpace(Rules((1, 3, 3, 5), k=2))
+    actions = np.arange(space.n_actions)
+    states = space.states[space.owner(actions)].copy()
+    col = np.argmax(states == space.sizes[:, None], axis=1)  # any row of that size will do
+    states[actions, col] -= space.takes
+    assert space.after(actions).tolist() == space.index(states).tolist()
+
+
 def test_raw_positions_fit_the_board_in_any_row_order():
     rules = Rules((5, 1, 3))
     space = CanonicalSpace(rules)

@@ -31,8 +31,9 @@ class Hyperparameters:
     probability p from a uniformly drawn non-empty canonical position, where
     the learner's first move is uniformly random (exploring starts, as in
     Monte Carlo ES): positions and moves far from the usual lines of play get
-    tried too, which is what makes the greedy policy right everywhere. Gamma is 1 by default: any discount would let a quick
-    likely win against a weak opponent outrank a slower certain one.
+    tried too, which is what makes the greedy policy right everywhere.
+    Gamma is 1 by default: any discount would let a quick likely win against
+    a weak opponent outrank a slower certain one.
     """
 
     method: str = "td"
@@ -94,13 +95,8 @@ class Hyperparameters:
         )
 
     def to_dict(self) -> dict:
+        """Plain data, as a saved agent records it."""
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping) -> "Hyperparameters":
-        data = dict(data)
-        data["rewards"] = Rewards(**data.get("rewards", {}))
-        return cls(**data)
 
 
 def parse_mix(spec: str | Mapping[str, float]) -> dict[str, float]:

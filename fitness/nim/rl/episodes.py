@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..agents.base import Agent
 from ..rules import Rules
@@ -44,7 +45,10 @@ class Transitions:
     sign: np.ndarray  # +1 own next decision, -1 the opponent's (self-play), 0 game over
 
     @classmethod
-    def build(cls, game, action, reward, next_state, sign) -> "Transitions":
+    def build(
+        cls, game: ArrayLike, action: ArrayLike, reward: ArrayLike, next_state: ArrayLike, sign: ArrayLike
+    ) -> "Transitions":
+        """Typed arrays, a scalar `next_state` or `sign` standing for every game."""
         n = len(game)
         return cls(
             game=np.asarray(game, dtype=np.int64),

@@ -21,24 +21,33 @@ from .values import QTable
 __all__ = ["greedy_policy"]
 
 
+_CHUNK = 1 << 15  # states per step: bounds the padded temporaries on big boards
+
+
 def greedy_policy(table: QTable) -> np.ndarray:
     """Flat action index per canonical state (-1 for the empty board)."""
     space = table.space
-    live = np.flatnonzero(np.diff(space.offsets) > 0)
     policy = np.full(space.n_states, -1, dtype=np.int64)
-    policy[live] = table.greedy(live)
     known = table.known_states()
+    live = np.flatnonzero(np.diff(space.offsets) > 0)
+    for lo in range(0, len(live), _CHUNK):
+        states = live[lo:lo + _CHUNK]
+        policy[states] = table.greedy(states)
+    # Each state's value for the player to move, as the table sees it.
+    to_move = np.full(space.n_states, table.initial)
+    to_move[known] = table.q[policy[known]]
     unknown = live[~known[live]]
-    if unknown.size:
-        policy[unknown] = _look_ahead(table, unknown, known)
+    for lo in range(0, len(unknown), _CHUNK):
+        states = unknown[lo:lo + _CHUNK]
+        policy[states] = _look_ahead(table, states, to_move)
     return policy
 
 
-def _look_ahead(table: QTable, states: np.ndarray, known: np.ndarray) -> np.ndarray:
+def _look_ahead(table: QTable, states: np.ndarray, to_move: np.ndarray) -> np.ndarray:
     space = table.space
     idx, mask = space.padded_actions(states)
     after = space.after(idx[mask])
-    value = np.where(known[after], -table.best_value(after), -table.initial)
+    value = -to_move[after]
     ends = space.offsets[after + 1] == space.offsets[after]  # the empty board: no actions
     # Emptying the board in misère loses: rank it below every other move
     # (but above the padding, in case it is the only move).

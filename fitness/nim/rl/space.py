@@ -134,14 +134,14 @@ class CanonicalSpace:
         mask = slot[None, :] < count[:, None]
         return np.where(mask, start[:, None] + slot[None, :], 0), mask
 
-    def state_of_action(self) -> np.ndarray:
-        """For every flat action, the state it belongs to."""
-        return np.repeat(np.arange(self.n_states), np.diff(self.offsets))
+    def owner(self, actions: np.ndarray) -> np.ndarray:
+        """The state each flat action belongs to."""
+        return np.searchsorted(self.offsets, actions, side="right") - 1
 
     def after(self, actions: np.ndarray) -> np.ndarray:
         """The canonical state each flat action leads to."""
         actions = np.asarray(actions, dtype=np.int64)
-        states = self.states[self.state_of_action()[actions]].copy()
+        states = self.states[self.owner(actions)]
         # The size occurs in a sorted run; lowering its last member keeps the
         # multiset right, and sorting restores canonical order.
         col = self.n_rows - 1 - np.argmax((states == self.sizes[actions, None])[:, ::-1], axis=1)

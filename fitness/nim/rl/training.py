@@ -57,6 +57,17 @@ def evaluate(agent: RLAgent, rules: Rules, opponents: Sequence[str], games: int,
     }
 
 
+def _starts(
+    space: CanonicalSpace, games: int, share: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start positions: the board, or (exploring starts) a uniformly drawn
+    non-empty canonical position for a `share` of the games, which are flagged."""
+    starts = space.rules.start(games)
+    exploring = rng.random(games) < share
+    starts[exploring] = space.raw_positions(rng.integers(1, space.n_states, int(exploring.sum())))
+    return starts, exploring
+
+
 def train(
     rules: Rules,
     opponents: str | Mapping[str, float],
@@ -72,8 +83,10 @@ def train(
 
     `opponents` is a mix such as `{"random": 0.5, "expert": 0.3, "self": 0.2}`
     (see `parse_mix`). The curve is measured before training, every
-    `eval_every` episodes (0: never in between) and at the end; `progress` is
-    called after every batch with (episodes done, total, new curve row or None).
+    `eval_every` episodes (at the first batch boundary past each multiple; 0:
+    never in between) and at the end, so the evaluation cadence never changes
+    what is learned; `progress` is called after every batch with (episodes
+    done, total, new curve row or None). `seconds` count evaluations too.
     """
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
         raise ValueError(f"episodes must be a non-negative integer, got {episodes!r}")
@@ -118,11 +131,9 @@ def train(
         size = min(hp.batch, episodes - done)
         opponent_of_game = slot[np.minimum(np.searchsorted(cumulative, rng.random(size), side="right"), len(names) - 1)]
         learner_first = rng.random(size) < 0.5
-        starts = rules.start(size)
-        anywhere = rng.random(size) < hp.explore_starts
-        starts[anywhere] = space.raw_positions(rng.integers(1, space.n_states, int(anywhere.sum())))
+        starts, exploring = _starts(space, size, hp.explore_starts, rng)
         outcome = play_batch(
-            table, rules, hp.rewards, starts, anywhere, fixed, opponent_of_game, learner_first, epsilon, rng,
+            table, rules, hp.rewards, starts, exploring, fixed, opponent_of_game, learner_first, epsilon, rng,
             lambda t: learner.observe(t, alpha),
         )
         learner.finish(alpha)
