@@ -11,7 +11,7 @@ __all__ = ["build_agent"]
 
 def build_agent(name: str, rules: Rules) -> Agent:
     """A registered agent (`expert`, `sloppy:0.1`, ...) or a saved one (`runs/x/best.json`)."""
-    if name.endswith(".json"):
+    if name.endswith(".json") and ":" not in name:  # `rl:x.json` is a registered kind
         path = Path(name)
         if not path.exists():
             raise FileNotFoundError(f"no saved agent at {name}")
