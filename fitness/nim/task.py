@@ -8,9 +8,11 @@ import numpy as np
 
 from ..tasks import register_task
 from .agents import agent
-from .engine import play
+from .agents.mixture import stack_mixtures
 from .genomes import decode
+from .population import play_population, stack_tabulated
 from .rules import Rules
+from .space import StateSpace
 
 __all__ = ["NimTask"]
 
@@ -43,15 +45,21 @@ class NimTask:
             columns[f"win_rate_{col}"] = np.zeros(n)
             columns[f"wins_{col}"] = np.zeros(n, dtype=np.int64)
             columns[f"games_{col}"] = np.zeros(n, dtype=np.int64)
-        for i, (genome, seed) in enumerate(zip(genomes, seeds)):
-            player = decode(self.kind, genome, self.config, self.rules)
-            opponent_seeds = np.random.SeedSequence(int(seed)).spawn(len(self.opponents))
-            for (name, games), ss in zip(self.opponents.items(), opponent_seeds):
-                result = play(player, self._players[name], self.rules, games, seed=ss)
-                col = _column(name)
-                columns[f"wins_{col}"][i] = result.wins_a
-                columns[f"games_{col}"][i] = games
-                columns[f"win_rate_{col}"][i] = result.win_rate_a
+        players = [decode(self.kind, genome, self.config, self.rules) for genome in genomes]
+        space = StateSpace.of(self.rules.rows)
+        stacked = None
+        if space is not None:
+            stacked = stack_mixtures(players, space) or stack_tabulated(players, space)
+        # One seed per (genome, opponent), derived from the genome's own seed only.
+        opponent_seeds = [[int(ss.generate_state(1, np.uint64)[0]) for ss in
+                           np.random.SeedSequence(int(seed)).spawn(len(self.opponents))] for seed in seeds]
+        for j, (name, games) in enumerate(self.opponents.items()):
+            results = play_population(players, self._players[name], self.rules, games,
+                                      [s[j] for s in opponent_seeds], stacked=stacked)
+            col = _column(name)
+            columns[f"wins_{col}"][:] = [r.wins_a for r in results]
+            columns[f"games_{col}"][:] = games
+            columns[f"win_rate_{col}"][:] = [r.win_rate_a for r in results]
         return columns
 
 

@@ -25,7 +25,7 @@ from ..rules import Rules
 from ..space import StateSpace
 from .base import Agent, CodedPolicy, Moves
 
-__all__ = ["MixtureAgent", "FEATURES", "feature_size", "feature_values"]
+__all__ = ["MixtureAgent", "FEATURES", "feature_size", "feature_values", "stack_mixtures"]
 
 
 def _nimsum(positions: np.ndarray) -> np.ndarray:
@@ -143,6 +143,35 @@ def _select(chosen: np.ndarray, moves: list[Moves]) -> Moves:
     rows = np.stack([np.asarray(m[0], dtype=np.int64) for m in moves])[chosen, games]
     takes = np.stack([np.asarray(m[1], dtype=np.int64) for m in moves])[chosen, games]
     return rows, takes
+
+
+def stack_mixtures(players: Sequence[Agent], space: StateSpace):
+    """One policy moving the games of many tables at once, `act(owner, codes, rng)`.
+
+    For tables over the same columns and feature (a population of table
+    genomes); None when the players are not such tables. Draws in the same
+    order as each table's own coded policy, so results are identical.
+    """
+    if not players or not all(isinstance(p, MixtureAgent) for p in players):
+        return None
+    first = players[0]
+    if any((p.columns, p.feature, p.rules) != (first.columns, first.feature, first.rules) for p in players):
+        return None
+    policies = [column.coded(space) for column in first._agents]
+    if any(policy is None or not policy.trusted for policy in policies):
+        return None
+    cumulative = np.stack([p._cumulative for p in players])
+    last = np.stack([p._last for p in players])
+    buckets = _coded_buckets(first.feature, space.board)
+
+    def act(owner: np.ndarray, codes: np.ndarray, rng) -> Moves:
+        u = rng.random(len(codes))
+        bucket = buckets[codes]
+        picked = (cumulative[owner, bucket] <= u[:, None]).sum(axis=1)
+        chosen = np.minimum(picked, last[owner, bucket])
+        return _select(chosen, [policy.act(codes, rng) for policy in policies])
+
+    return act
 
 
 def _check_table(table: Any, n_rows: int, n_columns: int) -> np.ndarray:
