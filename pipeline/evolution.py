@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -112,6 +113,8 @@ class Evolution:
         self.run_id = run_id
         self.on_generation = on_generation or (lambda row: None)
         self.hof_size = 10
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
+        self._pending: Future | None = None
 
     # -- randomness ---------------------------------------------------------
     def _variation_rng(self, generation: int) -> np.random.Generator:
@@ -270,9 +273,15 @@ class Evolution:
         return pa.table(columns)
 
     def _commit(self, state: State, evaluated: list[Member]) -> None:
-        self.rundir.write_individuals(state.generation, self._individuals_table(state.generation, evaluated))
-        self.rundir.write_generations(state.generation_rows)
-        self.rundir.write_checkpoint({
+        """Write generation g in the background while g+1 is being evaluated.
+
+        Files are built here, written (fsync'd, in commit order) by one writer
+        thread; the next commit first waits for this one, so at most one
+        generation is in flight and a crash only ever loses that one, which
+        resume regenerates identically.
+        """
+        table = self._individuals_table(state.generation, evaluated)
+        checkpoint = {
             "generation": state.generation,
             "next_id": state.next_id,
             "evaluations": state.evaluations,
@@ -281,8 +290,30 @@ class Evolution:
             "best_primary": state.best_primary,
             "stagnant": state.stagnant,
             "elapsed_seconds": state.elapsed,
-        })
-        self.rundir.write_best(self.best_payload(state))
+        }
+        best = self.best_payload(state)
+        rows = list(state.generation_rows)
+
+        def write() -> None:
+            self.rundir.write_individuals(state.generation, table)
+            self.rundir.write_generations(rows)
+            self.rundir.write_checkpoint(checkpoint)
+            self.rundir.write_best(best)
+
+        self.flush()
+        self._pending = self._writer.submit(write)
+
+    def flush(self) -> None:
+        """Wait until every generation handed to the writer is on disk (re-raising its error)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._writer.shutdown(wait=True)
 
     def best_payload(self, state: State) -> dict[str, Any]:
         return {

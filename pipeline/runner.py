@@ -66,9 +66,9 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
            on_generation: Progress | None, on_start: Callable[[int, int], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
+    evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
+                          _run_id(spec), on_generation)
     try:
-        evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
-                              _run_id(spec), on_generation)
         state = evolution.restore(resume_from) if resume_from else None
         if on_start:
             on_start(spec.generations, 0 if state is None else state.generation + 1)
@@ -80,7 +80,10 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
             reason = evolution.should_stop(state)
         return reason
     finally:
-        prepared.evaluator.close()
+        try:
+            evolution.close()  # everything evaluated is on disk before the status says so
+        finally:
+            prepared.evaluator.close()
 
 
 def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None = None,
