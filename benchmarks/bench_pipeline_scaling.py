@@ -11,8 +11,10 @@ computing fitness on the workers: variation, Ray calls, Parquet writes.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import tempfile
+import time
 from pathlib import Path
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -42,6 +44,29 @@ def measure(spec_path: Path, workers: int, generations: int, out: Path) -> dict[
     }
 
 
+def _spin(seconds: float, out) -> None:
+    started, n = time.perf_counter(), 0
+    while time.perf_counter() - started < seconds:
+        n += sum(i * i for i in range(10_000))
+    out.put(n)
+
+
+def machine_parallelism(seconds: float = 3.0) -> float:
+    """Work two busy processes get done, relative to one alone: 2.0 on two free
+    cores; what the hardware allows is the ceiling for any speed-up measured here."""
+    def run(processes: int) -> int:
+        queue = multiprocessing.Queue()
+        workers = [multiprocessing.Process(target=_spin, args=(seconds, queue)) for _ in range(processes)]
+        for w in workers:
+            w.start()
+        total = sum(queue.get() for _ in workers)
+        for w in workers:
+            w.join()
+        return total
+
+    return run(2) / run(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", default=str(ROOT / "runs" / "nim-rules.toml"))
@@ -56,8 +81,11 @@ def main() -> None:
     for workers, r in results.items():
         print(f"{workers:>8} {r['evals_per_s']:>10,.1f} {r['seconds_per_generation']:>8.2f} "
               f"{r['driver_share']:>12.1%}")
-    print(f"speed-up 2 vs 1 workers: {results[2]['evals_per_s'] / results[1]['evals_per_s']:.2f}x "
-          f"(target >= 1.8x)")
+    parallel = machine_parallelism()
+    speedup = results[2]["evals_per_s"] / results[1]["evals_per_s"]
+    print(f"speed-up 2 vs 1 workers: {speedup:.2f}x (target >= 1.8x)")
+    print(f"this machine: two busy processes do {parallel:.2f}x the work of one "
+          f"(2.00 on two free cores)")
 
 
 if __name__ == "__main__":
