@@ -165,11 +165,20 @@ class Evolution:
     def _survivors(self, population: list[Member], offspring: list[Member]) -> list[Member]:
         mu = self.spec.population.size
         algorithm = self.spec.population.algorithm
-        if algorithm == "mu,lambda":
-            return tools.selBest(offspring, mu)
         if algorithm == "nsga2":
             return tools.selNSGA2(population + offspring, mu)
-        return tools.selBest(population + offspring, mu)
+        pool = offspring if algorithm == "mu,lambda" else population + offspring
+        ranked = tools.selBest(pool, len(pool))
+        if not self.spec.population.distinct:
+            return ranked[:mu]
+        # Best first, one copy of each genome; copies only if distinct ones run out
+        # (an elitist population of clones stops exploring).
+        seen, first, copies = set(), [], []
+        for m in ranked:
+            key = self.kind.key(m.genome)
+            (copies if key in seen else first).append(m)
+            seen.add(key)
+        return (first + copies)[:mu]
 
     def _update_hall_of_fame(self, hof: list[Member], candidates: list[Member]) -> list[Member]:
         pool = {m.id: m for m in hof + candidates}.values()

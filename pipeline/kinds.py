@@ -56,6 +56,13 @@ class GenomeKind:
     def copy(self, genome: Any) -> Any:
         return self.from_record(self.to_record(genome))
 
+    def key(self, genome: Any) -> Any:
+        """A hashable identity of the genome (equal genomes, equal keys)."""
+        record = self.to_record(genome)
+        if isinstance(record, dict):
+            return tuple(sorted(record.items()))
+        return np.asarray(record).tobytes()
+
     def task_genome(self, genome: Any) -> Any:
         """What crosses to the evaluators: plain data only."""
         return genome

@@ -35,6 +35,7 @@ class Population(_Strict):
     offspring: int = Field(80, ge=1, le=1_000_000)
     algorithm: Literal["mu+lambda", "mu,lambda", "nsga2"] = "mu+lambda"
     tournament: int = Field(3, ge=1, le=100)
+    distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
 
     @model_validator(mode="after")
     def _comma_needs_enough_offspring(self) -> "Population":
