@@ -9,7 +9,6 @@ run would have written.
 
 from __future__ import annotations
 
-import random
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -118,9 +117,7 @@ class Evolution:
 
     # -- randomness ---------------------------------------------------------
     def _variation_rng(self, generation: int) -> np.random.Generator:
-        rng = np.random.default_rng(np.random.SeedSequence([self.spec.seed, generation, _VARIATION_STREAM]))
-        random.seed(int(rng.integers(2**63)))  # DEAP's selection functions use `random`
-        return rng
+        return np.random.default_rng(np.random.SeedSequence([self.spec.seed, generation, _VARIATION_STREAM]))
 
     # -- evaluation ---------------------------------------------------------
     def _evaluate(self, generation: int, members: list[Member]) -> int:
@@ -134,10 +131,13 @@ class Evolution:
         return int(result.failures)
 
     # -- selection and variation -------------------------------------------
-    def _pick_parents(self, population: list[Member], k: int) -> list[Member]:
+    def _pick_parents(self, population: list[Member], k: int, rng: np.random.Generator) -> list[Member]:
+        """Tournaments drawn from the generation's rng (DEAP's use the global `random`);
+        uniform picks for NSGA-II, whose pressure comes from survivor selection."""
         if self.spec.population.algorithm == "nsga2":
-            return [random.choice(population) for _ in range(k)]
-        return tools.selTournament(population, k, tournsize=self.spec.population.tournament)
+            return [population[i] for i in rng.integers(len(population), size=k)]
+        entrants = rng.integers(len(population), size=(k, self.spec.population.tournament))
+        return [max((population[i] for i in row), key=lambda m: m.fitness) for row in entrants]
 
     def _offspring(self, generation: int, population: list[Member], next_id: int) -> list[Member]:
         rng = self._variation_rng(generation)
@@ -146,15 +146,15 @@ class Evolution:
         for i in range(self.spec.population.offspring):
             draw = rng.random()
             if draw < ops.crossover_rate:
-                a, b = self._pick_parents(population, 2)
+                a, b = self._pick_parents(population, 2, rng)
                 genome = self.kind.crossover(a.genome, b.genome, rng)
                 parents, origin = [a.id, b.id], "crossover"
             elif draw < ops.crossover_rate + ops.mutation_rate:
-                (a,) = self._pick_parents(population, 1)
+                (a,) = self._pick_parents(population, 1, rng)
                 genome = self.kind.mutate(a.genome, rng)
                 parents, origin = [a.id], "mutation"
             else:
-                (a,) = self._pick_parents(population, 1)
+                (a,) = self._pick_parents(population, 1, rng)
                 genome = self.kind.copy(a.genome)
                 parents, origin = [a.id], "reproduction"
             if ops.repair:
