@@ -119,13 +119,14 @@ def mut_asymmetric(genome: np.ndarray, rng: np.random.Generator, rate: float) ->
 # --- repair ----------------------------------------------------------------
 
 
-def repair(instance: Instance, genome: np.ndarray) -> np.ndarray:
+def repair(instance: Instance, genome: np.ndarray, avoid: np.ndarray | None = None) -> np.ndarray:
     """Add best-ratio lists until every coverable element is covered, then drop redundant lists, largest first.
 
     On a coverable instance the result is a feasible cover in which every list
-    holds an element no other chosen list holds.
+    holds an element no other chosen list holds.  Lists in the mask ``avoid``
+    (say, those a mutation just dropped) are added back only as a last resort.
     """
-    return remove_redundant(instance, complete_cover(instance, genome))
+    return remove_redundant(instance, complete_cover(instance, genome, avoid))
 
 
 # --- run controllers ------------------------------------------------------
@@ -227,7 +228,7 @@ def make_toolbox(
     toolbox.register(
         "mutate", lambda ind, rate=mutation_rate: (_individual(mut_asymmetric(np.asarray(ind), rng, rate)),)
     )
-    toolbox.register("repair", lambda ind: _individual(repair(instance, np.asarray(ind))))
+    toolbox.register("repair", lambda ind, avoid=None: _individual(repair(instance, np.asarray(ind), avoid)))
     toolbox.register("select", sel_tournament, rng=rng, size=tournament)
     return toolbox
 

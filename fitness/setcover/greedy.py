@@ -45,10 +45,14 @@ def pruned_greedy(instance: Instance) -> CoverResult:
     return CoverResult.of(instance, [j for j in picks if kept[j]])
 
 
-def complete_cover(instance: Instance, selected: np.ndarray) -> np.ndarray:
-    """Add ratio-greedy lists to the bool mask ``selected`` until every coverable element is covered."""
+def complete_cover(instance: Instance, selected: np.ndarray, avoid: np.ndarray | None = None) -> np.ndarray:
+    """Add ratio-greedy lists to the bool mask ``selected`` until every coverable element is covered.
+
+    Lists in the mask ``avoid`` are taken only for elements no other list holds
+    (a search that just dropped a list wants a different completion).
+    """
     completed = np.array(selected, dtype=bool)
-    completed[_ratio_picks(instance, completed)] = True
+    completed[_ratio_picks(instance, completed, avoid)] = True
     return completed
 
 
@@ -73,8 +77,8 @@ def remove_redundant(instance: Instance, selected: np.ndarray) -> np.ndarray:
     return kept
 
 
-def _ratio_picks(instance: Instance, selected: np.ndarray) -> list[int]:
-    """The lists the ratio greedy adds to ``selected``, in the order it adds them."""
+def _ratio_picks(instance: Instance, selected: np.ndarray, avoid: np.ndarray | None = None) -> list[int]:
+    """The lists the ratio greedy adds to ``selected``, in the order it adds them (``avoid``: last resort)."""
     covered = instance.incidence[selected].any(axis=0)
     uncovered = instance.coverable & ~covered
     count = np.min_scalar_type(instance.N)  # gains never exceed N; narrow sums are several times faster
@@ -84,10 +88,14 @@ def _ratio_picks(instance: Instance, selected: np.ndarray) -> list[int]:
         gain = instance.sizes.astype(count) - instance.incidence_t[covered].sum(axis=0, dtype=count)
     # Empty lists never gain; an infinite size keeps their ratio at inf, never nan.
     sizes = np.where(instance.sizes > 0, instance.sizes, np.inf)
+    preferred = sizes if avoid is None else np.where(avoid, np.inf, sizes)
     picks = []
     with np.errstate(divide="ignore"):
         while uncovered.any():
-            j = int(np.argmin(sizes / gain))  # size / 0 = inf: lists adding nothing lose
+            ratio = preferred / gain  # size / 0 = inf: lists adding nothing lose
+            j = int(np.argmin(ratio))
+            if ratio[j] == np.inf:
+                j = int(np.argmin(sizes / gain))
             new = instance.members[j][uncovered[instance.members[j]]]
             uncovered[new] = False
             gain -= instance.incidence_t[new].sum(axis=0, dtype=count)

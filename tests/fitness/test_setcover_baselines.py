@@ -102,6 +102,30 @@ def test_complete_then_remove_redundant_gives_irredundant_cover(instance, data):
     assert redundant(instance, np.flatnonzero(kept).tolist()) == []
 
 
+@settings(max_examples=80, deadline=None)
+@given(small_instances(max_n=20, max_lists=12), st.data())
+def test_complete_cover_uses_avoided_lists_only_as_a_last_resort(instance, data):
+    flags = st.lists(st.booleans(), min_size=instance.n_lists, max_size=instance.n_lists)
+    start, avoid = np.array(data.draw(flags)), np.array(data.draw(flags))
+    completed = complete_cover(instance, start, avoid)
+    assert covers_all_coverable(instance, np.flatnonzero(completed))
+    for j in np.flatnonzero(completed & ~start & avoid):
+        # an avoided list was added: it must hold an element that no allowed list holds
+        allowed = set().union(*(set(instance.lists[i]) for i in np.flatnonzero(~avoid)))
+        assert set(instance.lists[j]) - allowed
+
+
+def test_complete_cover_avoid_changes_the_choice():
+    instance = Instance(3, [[0, 1, 2], [0, 1], [2]])
+    nothing = np.zeros(3, dtype=bool)
+    assert np.flatnonzero(complete_cover(instance, nothing)).tolist() == [0]
+    avoid = np.array([True, False, False])
+    assert np.flatnonzero(complete_cover(instance, nothing, avoid)).tolist() == [1, 2]
+    # [2] is the only allowed list; 0 and 1 then need an avoided one, the best ratio of which is [0, 1]
+    only_last = np.array([True, True, False])
+    assert np.flatnonzero(complete_cover(instance, nothing, only_last)).tolist() == [1, 2]
+
+
 def test_remove_redundant_drops_largest_first():
     instance = Instance(4, [[0, 1], [2, 3], [0, 1, 2], [3]])
     kept = remove_redundant(instance, np.ones(4, dtype=bool))
@@ -141,6 +165,6 @@ def test_astar_refuses_large_instances_quickly(course):
     started = time.monotonic()
     with pytest.raises(SearchLimitExceeded, match=r"N=1000 \(3619 lists\) .*1 s\) with the optimum proven >="):
         astar(course[1000], time_limit=1.0)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # 1 s budget plus setup, with slack for a loaded machine
     with pytest.raises(SearchLimitExceeded, match=r"N=100 .* after 20 nodes .*greedy"):
         astar(course[100], max_nodes=20, time_limit=60)

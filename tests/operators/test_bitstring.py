@@ -74,7 +74,7 @@ def test_operator_invariants_over_random_sequences(instance, operations, seed):
         elif operation == "greedy":
             children = [init_greedy(a, rng, 1.0)]
         else:
-            children = [repair(instance, a)]
+            children = [repair(instance, a, avoid=b if rng.random() < 0.5 else None)]
             covered = instance.incidence[children[0]].any(axis=0)
             assert np.array_equal(covered, instance.coverable)
             assert redundant_lists(instance, children[0]) == []
