@@ -41,7 +41,6 @@ class Outcome:
     cpu_seconds: float  # this process's CPU time: what one core spent, whatever else the machine runs
     restarts: int  # how often the plateau detector fired
     strength: tuple[float, float]  # lowest and highest mutation rate the 1/5 rule chose
-    chosen: tuple[int, ...]  # the best cover's lists
 
 
 def evolve(N: int, *, evaluations: int, seed: int, mu: int = 40, lam: int = 40, patience: int = 150) -> Outcome:
@@ -123,7 +122,6 @@ def evolve(N: int, *, evaluations: int, seed: int, mu: int = 40, lam: int = 40, 
         time.process_time() - cpu_started,
         restarts,
         (min(rates), max(rates)),
-        tuple(np.flatnonzero(best).tolist()),
     )
 
 
