@@ -75,11 +75,11 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
         cost = -neg_cost
         if cost > best_cost[covered]:
             continue
+        if covered == goal:
+            return CoverResult.of(instance, _path(parent, covered), nodes_visited=nodes + 1)
         if nodes == max_nodes:
             raise give_up(bound)
         nodes += 1
-        if covered == goal:
-            return CoverResult.of(instance, _path(parent, covered), nodes_visited=nodes)
         lowest = ((goal & ~covered) & -(goal & ~covered)).bit_length() - 1
         for j in holders[lowest]:
             if time.monotonic() > deadline:

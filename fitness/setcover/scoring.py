@@ -1,7 +1,7 @@
 """Score a whole population of set-cover genomes in one call.
 
 Two exact back ends, chosen by how many lists the genomes select: sparse
-genomes (the usual case: a good cover uses a few dozen of thousands of lists)
+genomes (the usual case: a good cover uses a dozen or so of thousands of lists)
 OR together the bit-packed rows of their chosen lists; dense genomes go
 through one float32 matrix product, whose cost does not depend on density.
 """
