@@ -152,10 +152,6 @@ DEFAULT_MUTATION = "step"
 DEFAULT_CROSSOVER = "random-cut"
 
 
-
-
-
-
 def make_toolbox(
     rules: Rules,
     config: Mapping[str, Any],
@@ -194,8 +190,6 @@ def make_toolbox(
     toolbox.register("repair", lambda ind: individual(repair(ind, spec)))
     toolbox.spec = spec
     return toolbox
-
-
 
 
 def _individual_class(weights: tuple[float, ...]) -> type:

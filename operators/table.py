@@ -174,12 +174,6 @@ DEFAULT_MUTATION = "gaussian"
 DEFAULT_CROSSOVER = "fusion"
 
 
-
-
-
-
-
-
 def make_toolbox(
     rules: Rules,
     config: Mapping[str, Any],

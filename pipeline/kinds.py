@@ -19,6 +19,7 @@ import pyarrow as pa
 import operators.bitstring as bitstring
 import operators.rules as rule_genomes
 import operators.table as table_genomes
+from fitness.setcover import ratio_greedy
 from operators.naming import bind, options, pick
 
 from .spec import RunSpec
@@ -97,7 +98,7 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
     strength = {"rate": 2.0, "p": 1.0 / instance.n_lists, **ops.params}
     accepted = inspect.signature(mutation).parameters
     mutate = functools.partial(mutation, **{k: strength[k] for k in ("rate", "p") if k in accepted})
-    cover = bitstring.ratio_greedy(instance).mask(instance)
+    cover = ratio_greedy(instance).mask(instance)
     seed_rate = float(ops.params.get("seed_rate", 2.0))
 
     def make(n: int, rng: np.random.Generator) -> list[np.ndarray]:

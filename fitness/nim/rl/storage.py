@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from ...atomic import atomic_write_text
 from ..rules import Rules
 from .agent import RLAgent
 from .space import CanonicalSpace, same_game
@@ -68,19 +67,7 @@ def _document(run: TrainingRun) -> dict:
 
 def save_agent(path: str | Path, run: TrainingRun) -> Path:
     """Write the trained agent atomically (temp file, then rename); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_document(run), separators=(",", ":"))
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as out:
-            out.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 is meant for the temp file only
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write_text(path, json.dumps(_document(run), separators=(",", ":")))
 
 
 def load_table(path: str | Path, rules: Rules | None = None) -> tuple[QTable, dict]:
