@@ -109,12 +109,18 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
         return ([bitstring.init_greedy(cover, rng, seed_rate) for _ in range(seeded)]
                 + [bitstring.init_sparse(instance.n_lists, rng, density) for _ in range(n - seeded)])
 
+    def _mutate_avoiding_dropped(genome: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        # Repair right away, re-adding the lists the mutation dropped only as a
+        # last resort; otherwise repair would mostly undo the mutation.
+        child = mutate(genome, rng)
+        return bitstring.repair(instance, child, avoid=genome & ~child)
+
     kind = GenomeKind(
         name="bitstring",
         make=make,
         # `p` and `rate` set the mutation; crossovers keep their own defaults.
         mate=lambda a, b, rng: crossover(a, b, rng),
-        mutate_fn=lambda g, rng: mutate(g, rng),
+        mutate_fn=lambda g, rng: _mutate_avoiding_dropped(g, rng) if ops.repair else mutate(g, rng),
         repair_fn=lambda g: bitstring.repair(instance, g),
         to_record=bitstring.to_record,
         from_record=bitstring.from_record,
