@@ -15,8 +15,8 @@ __all__ = ["RunProgress"]
 class RunProgress:
     """Feeds `on_start`/`on_generation` callbacks of the runner into a rich bar."""
 
-    def __init__(self, primary: str) -> None:
-        self.primary = primary
+    def __init__(self) -> None:
+        self.primary = "fitness"  # the run tells which metric it follows, in on_start
         self._progress = Progress(
             TextColumn("gen {task.completed:>4.0f}/{task.total:.0f}"),
             BarColumn(),
@@ -41,7 +41,8 @@ class RunProgress:
     def __exit__(self, *exc) -> None:
         self._progress.stop()
 
-    def on_start(self, generations: int, first: int) -> None:
+    def on_start(self, generations: int, first: int, primary: str) -> None:
+        self.primary = primary
         self._task = self._progress.add_task(
             "run", total=generations + 1, completed=first, rate="", best="starting Ray…" if first == 0 else "",
             failures="",

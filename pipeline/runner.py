@@ -63,7 +63,7 @@ class _Prepared:
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | None,
-           on_generation: Progress | None, on_start: Callable[[int, int], None] | None) -> str:
+           on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
     evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
@@ -71,7 +71,8 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
     try:
         state = evolution.restore(resume_from) if resume_from else None
         if on_start:
-            on_start(spec.generations, 0 if state is None else state.generation + 1)
+            on_start(spec.generations, 0 if state is None else state.generation + 1,
+                     prepared.objectives.primary)
         if state is None:
             state = evolution.start()
         reason = evolution.should_stop(state)
@@ -87,7 +88,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
 
 
 def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None = None,
-              on_start: Callable[[int, int], None] | None = None) -> Path:
+              on_start: Callable[[int, int, str], None] | None = None) -> Path:
     """Start a fresh run of `spec`; refuses an existing run directory unless `force`."""
     rundir = RunDir(output_dir(spec))
     if rundir.has_run():
@@ -109,7 +110,7 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
 
 
 def resume_run(path: str | Path, on_generation: Progress | None = None,
-               on_start: Callable[[int, int], None] | None = None,
+               on_start: Callable[[int, int, str], None] | None = None,
                overrides: dict[str, Any] | None = None) -> Path:
     """Continue a run from its last complete generation."""
     rundir = RunDir(path)

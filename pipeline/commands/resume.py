@@ -14,11 +14,13 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..rundir import RunDir
-    from ..spec import parse_spec
-    from .run import execute
+    from ..runner import resume_run
+    from .run import show_run
 
     rundir = RunDir(args.run_dir)
-    spec = parse_spec(rundir.read_run()["spec"], str(rundir.run_json))
+    spec = rundir.read_run()["spec"]  # validated by resume_run, with the overrides
     overrides = {"generations": args.generations, "execution.workers": args.workers,
                  "execution.address": args.address}
-    return execute(spec, resume_dir=rundir.path, overrides=overrides)
+    workers = spec.get("execution", {}).get("workers", 0) if args.workers is None else args.workers
+    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), workers,
+                    lambda on_generation, on_start: resume_run(rundir.path, on_generation, on_start, overrides))

@@ -32,23 +32,20 @@ def run(args) -> int:
     return execute(spec, force=args.force)
 
 
-def execute(spec, force: bool = False, resume_dir=None, overrides=None) -> int:
+def execute(spec, force: bool = False) -> int:
+    from ..runner import output_dir, start_run
+
+    return show_run(spec.name, output_dir(spec), spec.seed, spec.execution.workers,
+                    lambda on_generation, on_start: start_run(spec, force, on_generation, on_start))
+
+
+def show_run(name: str, target, seed: int, workers: int, run) -> int:
+    """Run `run(on_generation, on_start)` under a progress bar, then say where the logs are."""
     from ..progress import RunProgress
-    from ..runner import output_dir, resume_run, start_run
 
-    from fitness.tasks import build_task
-
-    from ..evolution import Objectives
-
-    task = build_task(spec.task_spec())
-    primary = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None)).primary
-    target = resume_dir or output_dir(spec)
-    console.print(f"[bold]{spec.name}[/bold] → {target} (seed {spec.seed}, "
-                  f"{'in-process' if spec.execution.workers == 0 else f'{spec.execution.workers} Ray workers'})")
-    with RunProgress(primary) as progress:
-        if resume_dir is not None:
-            path = resume_run(resume_dir, progress.on_generation, progress.on_start, overrides)
-        else:
-            path = start_run(spec, force, progress.on_generation, progress.on_start)
+    console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, "
+                  f"{'in-process' if workers == 0 else f'{workers} Ray workers'})")
+    with RunProgress() as progress:
+        path = run(progress.on_generation, progress.on_start)
     console.print(f"done: {path}  ·  pandas.read_parquet('{path}/individuals')  ·  evo report {path}")
     return 0

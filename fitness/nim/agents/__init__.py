@@ -68,7 +68,8 @@ def agent(name: str, rules: Rules) -> Agent:
     return entry.factory(name, rules, param if sep else None)
 
 
-def _no_param(cls: type[Agent]) -> Factory:
+def no_param_factory(cls: type[Agent]) -> Factory:
+    """A factory for agents written without a parameter (`cls(name, rules)`)."""
     def build(name: str, rules: Rules, param: str | None) -> Agent:
         if param is not None:
             raise ValueError(f"agent {name!r}: {cls.__name__} takes no parameter; write {name.split(':')[0]!r}")
@@ -95,8 +96,8 @@ def _minimax(name: str, rules: Rules, param: str | None) -> Agent:
     return LookaheadAgent(name, rules, int(param))
 
 
-register("random", _no_param(RandomAgent), help="a non-empty row uniformly, then a count uniformly")
-register("expert", _no_param(ExpertAgent), help="exact: a winning move whenever one exists")
+register("random", no_param_factory(RandomAgent), help="a non-empty row uniformly, then a count uniformly")
+register("expert", no_param_factory(ExpertAgent), help="exact: a winning move whenever one exists")
 register(
     "minimax",
     _minimax,
@@ -104,12 +105,12 @@ register(
     help="the exact solver's best move; minimax:D searches D plies, seed 004's heuristic beyond",
 )
 register("sloppy", _sloppy, usage="sloppy:P", help="expert, but a random move with probability P")
-register("gabriele", _no_param(GabrieleAgent), help="most objects from the lowest-index row")
-register("longest", _no_param(LongestAgent), help="the whole longest row")
-register("silly", _no_param(SillyAgent), help="all it may from the smallest row")
-register("single-row", _no_param(SingleRowAgent), help="each row played as if alone (seed 003)")
-register("even-odd", _no_param(EvenOddAgent), help="total even/odd rule (seed 003)")
-register("fixed-rules", _no_param(FixedRulesAgent), help="seed 000's fixed-rule agent")
+register("gabriele", no_param_factory(GabrieleAgent), help="most objects from the lowest-index row")
+register("longest", no_param_factory(LongestAgent), help="the whole longest row")
+register("silly", no_param_factory(SillyAgent), help="all it may from the smallest row")
+register("single-row", no_param_factory(SingleRowAgent), help="each row played as if alone (seed 003)")
+register("even-odd", no_param_factory(EvenOddAgent), help="total even/odd rule (seed 003)")
+register("fixed-rules", no_param_factory(FixedRulesAgent), help="seed 000's fixed-rule agent")
 
 # Parameterised agents and the `rules`/`table` genome decoders register themselves.
 from . import mixture, rule_agents  # noqa: E402,F401

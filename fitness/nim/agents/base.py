@@ -16,9 +16,19 @@ import numpy as np
 from ..rules import Rules
 from ..space import StateSpace
 
-__all__ = ["Agent", "CodedPolicy", "IllegalMoveError", "Moves", "check_moves"]
+__all__ = ["Agent", "CodedPolicy", "IllegalMoveError", "Moves", "cap", "check_moves", "row_values"]
 
 Moves = tuple[np.ndarray, np.ndarray]
+
+
+def row_values(positions: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Objects in row `rows[i]` of position `i`."""
+    return positions[np.arange(len(positions)), rows]
+
+
+def cap(values: np.ndarray, k: int | None) -> np.ndarray:
+    """At most `k` (no bound when `k` is None)."""
+    return values if k is None else np.minimum(values, k)
 
 
 class IllegalMoveError(ValueError):

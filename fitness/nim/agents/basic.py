@@ -8,13 +8,9 @@ from ..rules import Rules
 from ..solver import solve
 from ..space import StateSpace
 from ..theory import expert_moves
-from .base import Agent, CodedPolicy, Moves
+from .base import Agent, CodedPolicy, Moves, cap, row_values
 
 __all__ = ["RandomAgent", "ExpertAgent", "MinimaxAgent", "SloppyAgent", "random_moves"]
-
-
-def _cap(values: np.ndarray, k: int | None) -> np.ndarray:
-    return values if k is None else np.minimum(values, k)
 
 
 def random_moves(positions: np.ndarray, k: int | None, u: np.ndarray) -> Moves:
@@ -29,7 +25,7 @@ def random_moves(positions: np.ndarray, k: int | None, u: np.ndarray) -> Moves:
     slot = scaled.astype(np.int64)
     frac = scaled - slot
     rows = (np.cumsum(nonempty, axis=1) > slot[:, None]).argmax(axis=1)
-    limit = _cap(positions[np.arange(len(positions)), rows], k)
+    limit = cap(row_values(positions, rows), k)
     takes = 1 + (frac * limit).astype(np.int64)
     return rows, takes
 
@@ -49,7 +45,7 @@ class RandomAgent(Agent):
         count = nonempty.sum(axis=1)
         order = np.argsort(~nonempty, axis=1, kind="stable")  # non-empty rows first
         slot_row = order.astype(np.int64).ravel()
-        slot_limit = _cap(np.take_along_axis(positions, order, axis=1), self.rules.k).ravel()
+        slot_limit = cap(np.take_along_axis(positions, order, axis=1), self.rules.k).ravel()
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
             scaled = rng.random(len(codes)) * count[codes]

@@ -19,25 +19,20 @@ import numpy as np
 
 # This module is imported at the end of the package's __init__, after
 # `register` exists there.
-from . import register
+from . import no_param_factory, register
 from ..genomes import register_decoder
 from ..params import ChoiceParam, FloatParam, IntParam, ParamSpec
 from ..rules import Rules
 from ..space import StateSpace
-from .base import Agent, CodedPolicy, Moves
+from .base import Agent, CodedPolicy, Moves, cap, row_values
 from .seeds import uniform_legal_moves
 
 __all__ = ["RuleExpertAgent", "RuleDictAgent", "RULE_AGENTS", "rule_param_spec"]
 
 
-def _row_values(positions: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    return positions[np.arange(len(positions)), rows]
-
-
 def _cut(available: np.ndarray, wanted: np.ndarray, k: int | None) -> np.ndarray:
     """Take `wanted` objects if legal: at least 1, at most the row and `k`."""
-    most = available if k is None else np.minimum(available, k)
-    return np.clip(wanted, 1, most)
+    return np.clip(wanted, 1, cap(available, k))
 
 
 def _nth_shortest_active(positions: np.ndarray, active: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -129,7 +124,7 @@ class RuleExpertAgent(Agent):
         active = (p > 0).sum(axis=1)
         nth = np.where(active >= q["ACTIVE_ROWS_TH1"], q["ROW_CHOICE1"], q["ROW_CHOICE2"])
         rows = _nth_shortest_active(p, active, nth)
-        length = _row_values(p, rows)
+        length = row_values(p, rows)
 
         # Fractions as whole tenths keep the rounding exact.
         tenths = {i: round(q[f"ITEM_CHOICE{i}"] * 10) for i in range(1, 5)}
@@ -233,9 +228,9 @@ class RuleDictAgent(Agent):
         fallback = np.ones(n, dtype=bool)
         cases = [
             (active == 1, smallest, q["rule_1_leave"]),
-            ((active == 2) & (_row_values(p, smallest) == 1),
+            ((active == 2) & (row_values(p, smallest) == 1),
              choose("rule_2a_mode", smallest, second), 0 if q["rule_2a_mode"] == 0 else q["rule_2a_leave"]),
-            ((active == 2) & (_row_values(p, smallest) > 1),
+            ((active == 2) & (row_values(p, smallest) > 1),
              choose("rule_2b_pile", smallest, second), q["rule_2b_leave"]),
             ((active == 3) & one_odd_out, choose("rule_3_pile", odd_pile, equal_pile), q["rule_3_leave"]),
             ((active >= 4) & one_odd_out, choose("rule_4_pile", odd_pile, equal_pile), q["rule_4_leave"]),
@@ -244,7 +239,7 @@ class RuleDictAgent(Agent):
             rows = np.where(where, pile, rows)
             leave = np.where(where, keep, leave)
             fallback &= ~where
-        available = _row_values(p, rows)
+        available = row_values(p, rows)
         return rows, _cut(available, available - leave, k), fallback
 
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
@@ -297,15 +292,6 @@ def _decode_rules(genome: Mapping[str, Any], config: dict, rules: Rules, name: s
     return _rule_agent_class(config.get("agent"))(name, rules, genome)
 
 
-def _named(cls: type[RuleExpertAgent] | type[RuleDictAgent]) -> Callable[[str, Rules, "str | None"], Agent]:
-    def build(name: str, rules: Rules, param: str | None) -> Agent:
-        if param is not None:
-            raise ValueError(f"agent {name!r} takes no parameter; write {name.split(':')[0]!r}")
-        return cls(name, rules)
-
-    return build
-
-
-register("rule-expert", _named(RuleExpertAgent), help="seed 004's nine-parameter expert, its first configuration")
-register("rule-dict", _named(RuleDictAgent), help="seed 000's rule dictionary; a random move when no rule fits")
+register("rule-expert", no_param_factory(RuleExpertAgent), help="seed 004's nine-parameter expert, its first configuration")
+register("rule-dict", no_param_factory(RuleDictAgent), help="seed 000's rule dictionary; a random move when no rule fits")
 register_decoder("rules", _decode_rules)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, Moves
+from .base import Agent, Moves, cap, row_values
 
 __all__ = [
     "GabrieleAgent",
@@ -21,14 +21,6 @@ __all__ = [
 ]
 
 
-def _cap(values: np.ndarray, k: int | None) -> np.ndarray:
-    return values if k is None else np.minimum(values, k)
-
-
-def _row_values(positions: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    return positions[np.arange(len(positions)), rows]
-
-
 def _smallest_nonempty(positions: np.ndarray) -> np.ndarray:
     big = np.iinfo(np.int64).max
     return np.where(positions > 0, positions, big).argmin(axis=1)
@@ -36,11 +28,11 @@ def _smallest_nonempty(positions: np.ndarray) -> np.ndarray:
 
 def uniform_legal_moves(positions: np.ndarray, k: int | None, u: np.ndarray) -> Moves:
     """A move drawn uniformly from all legal (row, take) pairs, one uniform per game."""
-    per_row = _cap(positions, k)
+    per_row = cap(positions, k)
     ends = np.cumsum(per_row, axis=1)
     pick = (u * ends[:, -1]).astype(np.int64)
     rows = (ends > pick[:, None]).argmax(axis=1)
-    before = _row_values(ends, rows) - _row_values(per_row, rows)
+    before = row_values(ends, rows) - row_values(per_row, rows)
     return rows, pick - before + 1
 
 
@@ -51,7 +43,7 @@ class GabrieleAgent(Agent):
 
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
         rows = (positions > 0).argmax(axis=1)
-        return rows, _cap(_row_values(positions, rows), self.rules.k)
+        return rows, cap(row_values(positions, rows), self.rules.k)
 
 
 class LongestAgent(Agent):
@@ -61,7 +53,7 @@ class LongestAgent(Agent):
 
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
         rows = positions.argmax(axis=1)
-        return rows, _cap(_row_values(positions, rows), self.rules.k)
+        return rows, cap(row_values(positions, rows), self.rules.k)
 
 
 class SillyAgent(Agent):
@@ -71,7 +63,7 @@ class SillyAgent(Agent):
 
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
         rows = _smallest_nonempty(positions)
-        return rows, _cap(_row_values(positions, rows), self.rules.k)
+        return rows, cap(row_values(positions, rows), self.rules.k)
 
 
 class SingleRowAgent(Agent):
@@ -88,16 +80,16 @@ class SingleRowAgent(Agent):
         k = self.rules.k
         largest = positions.argmax(axis=1)
         if k is None:
-            return largest, _row_values(positions, largest)
+            return largest, row_values(positions, largest)
         clearable = (positions > 0) & (positions <= k)
         best_clear = np.where(clearable, positions, -1).argmax(axis=1)
         residue = positions % (k + 1)
         row_mod, has_mod = (residue > 0).argmax(axis=1), (residue > 0).any(axis=1)
         rows = np.where(has_mod, row_mod, largest)
-        takes = np.where(has_mod, _row_values(residue, row_mod), 1)
+        takes = np.where(has_mod, row_values(residue, row_mod), 1)
         can_clear = clearable.any(axis=1)
         rows = np.where(can_clear, best_clear, rows)
-        takes = np.where(can_clear, _row_values(positions, best_clear), takes)
+        takes = np.where(can_clear, row_values(positions, best_clear), takes)
         return rows, takes
 
 
@@ -116,16 +108,16 @@ class EvenOddAgent(Agent):
         p = positions
         nonempty = p > 0
         smallest = _smallest_nonempty(p)
-        even_rows, even_takes = smallest, _cap(_row_values(p, smallest), k)
+        even_rows, even_takes = smallest, cap(row_values(p, smallest), k)
 
         same = (p[:, :, None] == p[:, None, :]) & nonempty[:, None, :]
         multiplicity = same.sum(axis=2)
         odd = nonempty & (multiplicity % 2 == 1)
         # A total that is odd always has some size held an odd number of times.
         odd_row = np.where(odd, p, -1).argmax(axis=1)
-        v = _row_values(p, odd_row)
+        v = row_values(p, odd_row)
         below = np.where(nonempty & (p < v[:, None]), p, 0).max(axis=1)
-        odd_takes = _cap(np.maximum(v - below, 1), k)
+        odd_takes = cap(np.maximum(v - below, 1), k)
 
         total_odd = (p.sum(axis=1) % 2 == 1) & odd.any(axis=1)
         return np.where(total_odd, odd_row, even_rows), np.where(total_odd, odd_takes, even_takes)
@@ -152,15 +144,15 @@ class FixedRulesAgent(Agent):
 
         active = (p > 0).sum(axis=1)
         longest = p.argmax(axis=1)
-        longest_value = _row_values(p, longest)
+        longest_value = row_values(p, longest)
 
         if n_rows == 3:
             pair = (
                 (p[:, 0] == p[:, 1]) | (p[:, 0] == p[:, 2]) | (p[:, 1] == p[:, 2])
             ) & ~((p[:, 0] == p[:, 1]) & (p[:, 1] == p[:, 2]))
             three = (active == 3) & pair
-            shortest_value = _row_values(p, _smallest_nonempty(p))
-            cut = _cap(np.maximum(longest_value - shortest_value, 1), k)
+            shortest_value = row_values(p, _smallest_nonempty(p))
+            cut = cap(np.maximum(longest_value - shortest_value, 1), k)
             rows = np.where(three, longest, rows)
             takes = np.where(three, cut, takes)
 
@@ -169,7 +161,7 @@ class FixedRulesAgent(Agent):
         n_many = many.sum(axis=1)
         slot = (u_row * n_many).astype(np.int64)
         random_many = (np.cumsum(many, axis=1) > slot[:, None]).argmax(axis=1)
-        leave_one = _cap(np.maximum(_row_values(p, random_many) - 1, 1), k)
+        leave_one = cap(np.maximum(row_values(p, random_many) - 1, 1), k)
         all_ones = longest_value == 1
         rows = np.where(even, np.where(all_ones, longest, random_many), rows)
         takes = np.where(even, np.where(all_ones, 1, leave_one), takes)
