@@ -23,13 +23,13 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from deap import base, creator, tools
+from deap import base, tools
 
 from fitness.nim import Rules
 from fitness.nim.agents.rule_agents import rule_param_spec
 from fitness.nim.params import ParamSpec
 
-from .naming import bind, options, pick
+from .naming import bind, check_params, deap_classes, pick
 
 __all__ = [
     "CROSSOVERS",
@@ -174,12 +174,8 @@ def make_toolbox(
     spec = spec_for(rules, config)
     mutate = pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation", "rules")
     mate = pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover", "rules")
-    params = dict(params or {})
-    allowed = options(mutate) | options(mate)
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise ValueError(f"unknown operator params {unknown}; these operators take: {sorted(allowed) or 'none'}")
-    individual = _individual_class(weights)
+    params = check_params(params, mutate, mate)
+    individual = deap_classes("Rules", dict, weights)[1]
     mutate_fn = bind(mutate, params, spec=spec)
     mate_fn = bind(mate, params, spec=spec)
     toolbox = base.Toolbox()
@@ -190,14 +186,3 @@ def make_toolbox(
     toolbox.register("repair", lambda ind: individual(repair(ind, spec)))
     toolbox.spec = spec
     return toolbox
-
-
-def _individual_class(weights: tuple[float, ...]) -> type:
-    """The DEAP dict individual for these fitness weights, created once per process."""
-    tag = "_".join(f"{w:g}" for w in weights).replace("-", "m").replace(".", "d")
-    fitness, individual = f"RulesFitness_{tag}", f"RulesIndividual_{tag}"
-    if not hasattr(creator, fitness):
-        creator.create(fitness, base.Fitness, weights=tuple(weights))
-    if not hasattr(creator, individual):
-        creator.create(individual, dict, fitness=getattr(creator, fitness))
-    return getattr(creator, individual)

@@ -26,12 +26,12 @@ import functools
 from typing import Any, Callable, Mapping
 
 import numpy as np
-from deap import base, creator, tools
+from deap import base, tools
 
 from fitness.nim import Rules
 from fitness.nim.agents.mixture import feature_size
 
-from .naming import bind, options, pick
+from .naming import bind, check_params, deap_classes, pick
 
 __all__ = [
     "CROSSOVERS",
@@ -197,12 +197,8 @@ def make_toolbox(
     shape = shape_for(rules, config)
     mutate = pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation", "table")
     mate = pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover", "table")
-    params = dict(params or {})
-    allowed = options(random_table) | options(mutate) | options(mate)
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise ValueError(f"unknown operator params {unknown}; these operators take: {sorted(allowed) or 'none'}")
-    individual = functools.partial(_individual, _creator_classes(weights))
+    params = check_params(params, random_table, mutate, mate)
+    individual = functools.partial(_individual, deap_classes("Table", np.ndarray, weights))
     init_fn = bind(random_table, params, shape=shape)
     mutate_fn = bind(mutate, params)
     mate_fn = bind(mate, params)
@@ -214,17 +210,6 @@ def make_toolbox(
     toolbox.register("repair", lambda ind: individual(repair(ind)))
     toolbox.shape = shape
     return toolbox
-
-
-def _creator_classes(weights: tuple[float, ...]) -> tuple[type, type]:
-    """The DEAP (fitness, individual) classes for these weights, created once per process."""
-    tag = "_".join(f"{w:g}" for w in weights).replace("-", "m").replace(".", "d")
-    fitness, individual = f"TableFitness_{tag}", f"TableIndividual_{tag}"
-    if not hasattr(creator, fitness):
-        creator.create(fitness, base.Fitness, weights=tuple(weights))
-    if not hasattr(creator, individual):
-        creator.create(individual, np.ndarray, fitness=getattr(creator, fitness))
-    return getattr(creator, fitness), getattr(creator, individual)
 
 
 def _individual(classes: tuple[type, type], table: np.ndarray) -> Any:
