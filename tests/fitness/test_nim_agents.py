@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from fitness.nim import Rules, agent, agent_names, play, solve
 from fitness.nim.space import StateSpace
+from tests.strategies import nim_positions
 
 ALL_AGENTS = [
     "random", "expert", "minimax", "minimax:1", "minimax:3", "gabriele", "longest",
@@ -14,23 +15,8 @@ ALL_AGENTS = [
 ]
 
 
-@st.composite
-def variants_and_positions(draw):
-    board = draw(st.lists(st.integers(0, 9), min_size=1, max_size=6).filter(lambda r: sum(r) > 0))
-    k = draw(st.one_of(st.none(), st.integers(1, 6)))
-    rules = Rules(rows=tuple(board), k=k, misere=draw(st.booleans()))
-    n = draw(st.integers(1, 30))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    positions = rng.integers(0, np.asarray(board) + 1, size=(n, len(board)))
-    positions = positions[positions.sum(axis=1) > 0]
-    if len(positions) == 0:
-        positions = np.asarray([board])
-    return rules, positions, seed
-
-
 @settings(max_examples=80, deadline=None)
-@given(case=variants_and_positions(), name=st.sampled_from(ALL_AGENTS))
+@given(case=nim_positions(), name=st.sampled_from(ALL_AGENTS))
 def test_every_agent_plays_legal_moves(case, name):
     rules, positions, seed = case
     rows, takes = agent(name, rules).act(positions, np.random.default_rng(seed))
@@ -38,7 +24,7 @@ def test_every_agent_plays_legal_moves(case, name):
 
 
 @settings(max_examples=60, deadline=None)
-@given(case=variants_and_positions(), name=st.sampled_from(ALL_AGENTS))
+@given(case=nim_positions(), name=st.sampled_from(ALL_AGENTS))
 def test_code_fast_path_equals_position_path(case, name):
     """The engine's tabulated/coded policies must be the very same policy."""
     rules, positions, seed = case

@@ -9,20 +9,15 @@ from fitness.nim import Rules, agent, play, solve
 from fitness.nim.agents.mixture import FEATURES, MixtureAgent, feature_size, feature_values
 from fitness.nim.genomes import decode
 from fitness.nim.space import StateSpace
+from tests.strategies import nim_positions
 
 COLUMN_POOL = ["expert", "random", "longest", "gabriele", "sloppy:0.3", "rule-dict", "rule-expert"]
 
 
 @st.composite
 def cases(draw):
-    board = draw(st.lists(st.integers(0, 9), min_size=1, max_size=6).filter(lambda r: sum(r) > 0))
-    rules = Rules(rows=tuple(board), k=draw(st.one_of(st.none(), st.integers(1, 6))), misere=draw(st.booleans()))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    positions = rng.integers(0, np.asarray(board) + 1, size=(draw(st.integers(1, 40)), len(board)))
-    positions = positions[positions.sum(axis=1) > 0]
-    if len(positions) == 0:
-        positions = np.asarray([board])
+    rules, positions, seed = draw(nim_positions())
+    rng = np.random.default_rng(seed + 1)
     columns = draw(st.lists(st.sampled_from(COLUMN_POOL), min_size=1, max_size=4, unique=True))
     feature = draw(st.sampled_from(sorted(FEATURES)))
     table = rng.dirichlet(np.ones(len(columns)), size=feature_size(feature, rules))

@@ -18,6 +18,7 @@ from fitness.setcover import (
     ratio_greedy,
     remove_redundant,
 )
+from tests.strategies import set_cover_instances
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +26,8 @@ def course():
     return {N: Instance.from_problem(N, 42) for N in (20, 40, 100, 500, 1000)}
 
 
-@st.composite
-def small_instances(draw, max_n=10, max_lists=9):
-    N = draw(st.integers(1, max_n))
-    lists = draw(
-        st.lists(st.lists(st.integers(0, N - 1), unique=True, max_size=N), min_size=1, max_size=max_lists)
-    )
-    return Instance(N, lists)
+def small_instances(max_n=10, max_lists=9):
+    return set_cover_instances(max_n=max_n, max_lists=max_lists)
 
 
 def covers_all_coverable(instance, chosen):

@@ -5,18 +5,13 @@ import json
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from fitness.setcover import Instance, problem
+from tests.strategies import set_cover_instances
 
 
-@st.composite
-def instances(draw, max_n=12, max_lists=10):
-    N = draw(st.integers(1, max_n))
-    lists = draw(
-        st.lists(st.lists(st.integers(0, N - 1), unique=True, max_size=N), min_size=1, max_size=max_lists)
-    )
-    return Instance(N, lists)
+def instances(max_n=12, max_lists=10):
+    return set_cover_instances(max_n=max_n, max_lists=max_lists)
 
 
 @settings(max_examples=60, deadline=None)

@@ -28,15 +28,11 @@ from operators.bitstring import (
     repair,
     to_record,
 )
+from tests.strategies import set_cover_instances
 
 
-@st.composite
-def instances(draw, max_n=15, max_lists=12):
-    N = draw(st.integers(1, max_n))
-    lists = draw(
-        st.lists(st.lists(st.integers(0, N - 1), unique=True, max_size=N), min_size=1, max_size=max_lists)
-    )
-    return Instance(N, lists)
+def instances(max_n=15, max_lists=12):
+    return set_cover_instances(max_n=max_n, max_lists=max_lists)
 
 
 def redundant_lists(instance, genome):
