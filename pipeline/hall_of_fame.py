@@ -38,5 +38,5 @@ def load_agent(path: str | Path, rules: Rules, rank: int = 0) -> Agent:
             f"play it with --board {','.join(map(str, evolved_for.rows))}{k}{mis}"
         )
     config = {key: value for key, value in task["genome"].items() if key != "kind"}
-    genome = task_genome_from_record(best["kind"], entry["genome"], config)
+    genome = task_genome_from_record(best["kind"], entry["genome"])
     return decode(best["kind"], genome, config, rules, name=f"{path}#{entry['id']}")

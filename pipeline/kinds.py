@@ -196,6 +196,6 @@ def make_kind(spec: RunSpec, task: Any) -> GenomeKind:
     return kind
 
 
-def task_genome_from_record(kind: str, record: Any, config: dict) -> Any:
+def task_genome_from_record(kind: str, record: Any) -> Any:
     """A logged genome record back as the plain genome a task/decoder takes."""
     return _RECORDS[kind](record)

@@ -70,8 +70,7 @@ def _plot_table(best: dict, out: Path) -> Path:
 def _plot_parameters(individuals: pd.DataFrame, primary: str, out: Path) -> Path:
     """Trajectory of each parameter of the best individual of every generation."""
     key = primary if primary in individuals.columns else "fitness"
-    ascending = False
-    best_rows = (individuals.sort_values(["generation", key], ascending=[True, ascending])
+    best_rows = (individuals.sort_values(["generation", key], ascending=[True, False])
                  .groupby("generation").head(1))
     params = pd.DataFrame(list(best_rows["genome"]), index=best_rows["generation"])
     numeric = [c for c in params.columns if pd.api.types.is_numeric_dtype(params[c])]

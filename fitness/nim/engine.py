@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .agents.base import Agent, CodedPolicy, IllegalMoveError, check_moves
+from .agents.base import Agent, CodedPolicy, check_moves
 from .rules import Rules
 from .space import StateSpace
 
-__all__ = ["MatchResult", "play", "wilson_interval"]
+__all__ = ["MatchResult", "Side", "play", "wilson_interval"]
 
 
 def wilson_interval(wins: int, games: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -62,7 +62,7 @@ class MatchResult:
         return self.games / self.seconds if self.seconds > 0 else float("inf")
 
 
-class _Side:
+class Side:
     """One agent as the engine drives it: on codes when it can, else on positions."""
 
     def __init__(self, agent: Agent, space: StateSpace | None) -> None:
@@ -78,26 +78,14 @@ class _Side:
             return coded.step_table[codes]
         if coded is not None:
             rows, takes = coded.act(codes, rng)
-            if not coded.trusted:
-                self._check_coded(codes, rows, takes)
+            if not coded.trusted:  # the rules decide, on the decoded positions
+                check_moves(self.agent.name, self.agent.rules, space.decode(codes), rows, takes)
             return takes * space.radix[rows]
         positions = space.decode(codes)
         rows, takes = check_moves(
             self.agent.name, self.agent.rules, positions, *self.agent.act(positions, rng)
         )
         return takes * space.radix[rows]
-
-    def _check_coded(self, codes: np.ndarray, rows: np.ndarray, takes: np.ndarray) -> None:
-        space, rules = self.space, self.agent.rules
-        in_range = (rows >= 0) & (rows < space.n_rows)
-        safe = np.where(in_range, rows, 0)
-        ok = in_range & (takes >= 1) & (takes <= space.digit(codes, safe))
-        if rules.k is not None:
-            ok &= takes <= rules.k
-        if not ok.all():
-            positions = space.decode(codes[~ok][:1])
-            check_moves(self.agent.name, rules, positions, rows[~ok][:1], takes[~ok][:1])
-            raise IllegalMoveError(f"agent {self.agent.name!r} played an illegal move")
 
     def move_positions(self, positions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         rows, takes = check_moves(
@@ -131,7 +119,7 @@ def play(a: Agent, b: Agent, rules: Rules, games: int, seed: int | None = None) 
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
     space = StateSpace.of(rules.rows)
-    side_a, side_b = _Side(a, space), _Side(b, space)
+    side_a, side_b = Side(a, space), Side(b, space)
     n_first = (games + 1) // 2
     if space is not None:
         counts = _play_codes(side_a, side_b, space, rules, games, n_first, rng)

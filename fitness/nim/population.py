@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .agents.base import Agent, CodedPolicy, Moves
-from .engine import MatchResult, _Side, play
+from .engine import MatchResult, Side, play
 from .rules import Rules
 from .space import StateSpace
 
@@ -121,8 +121,8 @@ def play_population(
     n_first = (games + 1) // 2
     ids = np.arange(n_players * games, dtype=np.int64)
     player_first = (ids % games) < n_first
-    player_sides = [_Side(p, space) for p in players]
-    opponent_side = _Side(opponent, space)
+    player_sides = [Side(p, space) for p in players]
+    opponent_side = Side(opponent, space)
 
     def player_step(codes: np.ndarray, gid: np.ndarray) -> np.ndarray:
         owner = gid // games
