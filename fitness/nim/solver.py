@@ -19,27 +19,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from .canonical import CanonicalStates, canonical
 from .rules import Rules
 
 __all__ = ["SolvedGame", "solve", "canonical"]
-
-
-def canonical(position) -> tuple[int, ...]:
-    """The canonical form of one position: row sizes sorted, empty rows dropped."""
-    return tuple(sorted(int(v) for v in position if v > 0))
-
-
-def _enumerate_sorted(caps: np.ndarray) -> np.ndarray:
-    """All non-decreasing vectors s with s[i] <= caps[i] (caps non-decreasing)."""
-    states = np.arange(caps[0] + 1, dtype=np.int16)[:, None]
-    for cap in caps[1:]:
-        last = states[:, -1].astype(np.int64)
-        counts = cap - last + 1
-        parent = np.repeat(np.arange(len(states)), counts)
-        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        new_col = (last[parent] + offsets).astype(np.int16)
-        states = np.concatenate([states[parent], new_col[:, None]], axis=1)
-    return states
 
 
 class SolvedGame:
@@ -47,23 +30,13 @@ class SolvedGame:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self._caps = np.sort(np.asarray(rules.rows, dtype=np.int64))
-        self._base = int(self._caps[-1]) + 1
-        self._weights = self._base ** np.arange(len(self._caps), dtype=np.int64)
-        states = _enumerate_sorted(self._caps)
-        codes = states.astype(np.int64) @ self._weights
-        order = np.argsort(codes, kind="stable")
-        self._states = states[order]
-        self._codes = codes[order]
+        self._space = CanonicalStates.of(rules.rows)
+        self._caps = self._space.caps
         self._win = self._label()
 
     # -- construction -------------------------------------------------------
-    def _index(self, sorted_states: np.ndarray) -> np.ndarray:
-        codes = sorted_states.astype(np.int64) @ self._weights
-        return np.searchsorted(self._codes, codes)
-
     def _label(self) -> np.ndarray:
-        states, caps = self._states, self._caps
+        states, caps = self._space.states, self._caps
         n_states, n_rows = states.shape
         win = np.zeros(n_states, dtype=bool)
         totals = states.sum(axis=1, dtype=np.int64)
@@ -94,13 +67,13 @@ class SolvedGame:
                     ok = (pred <= caps).all(axis=1)
                     if not ok.any():
                         break  # larger takes only overflow further
-                    win[self._index(pred[ok])] = True
+                    win[self._space.index_sorted(pred[ok])] = True
         return win
 
     # -- queries ------------------------------------------------------------
     @property
     def n_states(self) -> int:
-        return len(self._codes)
+        return self._space.n_states
 
     @property
     def n_losing(self) -> int:
@@ -108,17 +81,10 @@ class SolvedGame:
 
     def states(self) -> np.ndarray:
         """Every canonical position (sorted ascending, zero-padded) and its label."""
-        return self._states.copy(), self._win.copy()
+        return self._space.states.copy(), self._win.copy()
 
     def _lookup(self, positions: np.ndarray) -> np.ndarray:
-        p = np.sort(np.asarray(positions, dtype=np.int64), axis=1)
-        if p.shape[1] != len(self._caps):
-            raise ValueError(
-                f"positions have {p.shape[1]} rows; this board has {len(self._caps)}"
-            )
-        if (p < 0).any() or (p > self._caps).any():
-            raise ValueError("position is not reachable from this board")
-        return self._win[self._index(p)]
+        return self._win[self._space.index(positions)]
 
     def winning(self, positions: np.ndarray) -> np.ndarray:
         """Vectorised: True where the player to move wins with perfect play."""

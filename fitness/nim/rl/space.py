@@ -7,11 +7,11 @@ from any of several equal rows gives the same game, so they share one value.
 Playing it on a raw position means taking from the lowest-index row of that
 size.
 
-Every canonical state reachable from the board is numbered (a sorted vector
-bounded by the sorted board, as in the solver), and each state's actions sit
-in one contiguous slice of a flat array (CSR layout, ordered by row size then
-take), so value tables are plain float arrays and a whole batch of games is
-looked up with a few vectorised operations.
+Canonical states are numbered by `fitness.nim.canonical` (as for the
+solver), and each state's actions sit in one contiguous slice of a flat
+array (CSR layout, ordered by row size then take), so value tables are
+plain float arrays and a whole batch of games is looked up with a few
+vectorised operations.
 """
 
 from __future__ import annotations
@@ -20,25 +20,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..canonical import CanonicalStates
 from ..rules import Rules
 
 __all__ = ["CanonicalSpace", "same_game"]
 
 _CHUNK = 1 << 16  # states per chunk when building actions (bounds temporary memory)
-
-
-def _sorted_states(caps: np.ndarray) -> np.ndarray:
-    """Every non-decreasing vector `s` with `0 <= s[i] <= caps[i]` (caps sorted)."""
-    states = np.zeros((1, 0), dtype=np.int64)
-    low = np.zeros(1, dtype=np.int64)  # each partial state's last value
-    for cap in caps:
-        counts = int(cap) + 1 - low
-        parent = np.repeat(np.arange(len(states)), counts)
-        start = np.repeat(np.cumsum(counts) - counts, counts)
-        value = low[parent] + np.arange(int(counts.sum())) - start
-        states = np.column_stack([states[parent], value])
-        low = value
-    return states
 
 
 def same_game(a: Rules, b: Rules) -> bool:
@@ -51,16 +38,10 @@ class CanonicalSpace:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        caps = np.sort(np.asarray(rules.rows, dtype=np.int64))
-        self.n_rows = len(caps)
-        self._caps = caps
-        self._weights = (int(caps[-1]) + 1) ** np.arange(self.n_rows, dtype=np.int64)
-        states = _sorted_states(caps)
-        codes = states @ self._weights
-        order = np.argsort(codes, kind="stable")
-        self.states = states[order]  # row i: state i, sorted ascending, zero-padded
-        self._codes = codes[order]
-        self.n_states = len(self.states)
+        self._states = CanonicalStates.of(rules.rows)
+        self.n_rows = self._states.n_rows
+        self.states = self._states.states  # row i: state i, sorted ascending, zero-padded
+        self.n_states = self._states.n_states
         self.max_take = rules.max_take
         self._build_actions()
 
@@ -92,12 +73,7 @@ class CanonicalSpace:
     # -- lookups ------------------------------------------------------------
     def index(self, positions: np.ndarray) -> np.ndarray:
         """State index of each raw position `(games, rows)` (any row order)."""
-        p = np.sort(np.asarray(positions, dtype=np.int64), axis=1)
-        if p.ndim != 2 or p.shape[1] != self.n_rows:
-            raise ValueError(f"positions must have shape (games, {self.n_rows}), got {p.shape}")
-        if (p < 0).any() or (p > self._caps).any():
-            raise ValueError("position is not reachable from this board")
-        return np.searchsorted(self._codes, p @ self._weights)
+        return self._states.index(positions)
 
     def state_index(self, state) -> int:
         """Index of one canonical state given as row sizes (order and zeros ignored)."""
