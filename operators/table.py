@@ -13,7 +13,10 @@ Operators, grouped by role, all drawing from an explicit
 * init: `random_table` (each row Dirichlet(alpha));
 * mutation: `mut_gaussian` (seed 002: add |N(0, sigma)| to every entry,
   renormalise the rows), `mut_zero_to_best` (seed 003: in one row, zero
-  one entry and give its mass to the row's best entry);
+  one entry and give its mass to the row's best entry), `mut_transfer`
+  (in one row, move some or all of one column's mass to another: it can
+  reach every table, pure rows included), `mut_one_hot` (one row becomes
+  a pure choice of one column);
 * crossover: `cx_fusion` (seed 002: the average of the parents),
   `cx_row_uniform` (each row from either parent);
 * repair: `repair` (negatives and non-finite entries to 0, rows rescaled,
@@ -41,6 +44,8 @@ __all__ = [
     "from_record",
     "make_toolbox",
     "mut_gaussian",
+    "mut_one_hot",
+    "mut_transfer",
     "mut_zero_to_best",
     "normalise_rows",
     "random_table",
@@ -115,6 +120,41 @@ def mut_zero_to_best(table: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return t
 
 
+def mut_transfer(table: np.ndarray, rng: np.random.Generator, whole: float = 0.5) -> np.ndarray:
+    """In one random row, move mass from a column that has some to another column.
+
+    With probability `whole` all of the donor's mass moves (so a row can turn
+    pure in a few steps, and a column can come back from zero); otherwise a
+    uniform fraction of it. Unlike `gaussian`, which only adds noise, repeated
+    transfers reach every table.
+    """
+    if not 0.0 <= whole <= 1.0:
+        raise ValueError(f"whole must be a probability in [0, 1], got {whole!r}")
+    t = np.array(table, dtype=np.float64)
+    if t.shape[1] < 2:
+        return t
+    row = int(rng.integers(t.shape[0]))
+    donors = np.flatnonzero(t[row] > 0)
+    donor = int(donors[rng.integers(len(donors))])
+    receiver = int(rng.integers(t.shape[1] - 1))
+    receiver += receiver >= donor  # any column but the donor
+    fraction = 1.0 if rng.random() < whole else rng.random()
+    moved = t[row, donor] * fraction
+    t[row, donor] -= moved
+    t[row, receiver] += moved
+    t[row] = normalise_rows(t[row : row + 1])[0]  # other rows stay bit-identical
+    return t
+
+
+def mut_one_hot(table: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One random row becomes a pure choice of one random column."""
+    t = np.array(table, dtype=np.float64)
+    row = int(rng.integers(t.shape[0]))
+    t[row] = 0.0
+    t[row, int(rng.integers(t.shape[1]))] = 1.0
+    return t
+
+
 # --- crossover -------------------------------------------------------------
 
 def cx_fusion(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -165,12 +205,14 @@ def from_record(record: Any) -> np.ndarray:
 MUTATIONS: dict[str, Callable[..., np.ndarray]] = {
     "gaussian": mut_gaussian,
     "zero-to-best": mut_zero_to_best,
+    "transfer": mut_transfer,
+    "one-hot": mut_one_hot,
 }
 CROSSOVERS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
     "fusion": cx_fusion,
     "row-uniform": cx_row_uniform,
 }
-DEFAULT_MUTATION = "gaussian"
+DEFAULT_MUTATION = "transfer"
 DEFAULT_CROSSOVER = "fusion"
 
 
@@ -191,7 +233,7 @@ def make_toolbox(
     float tables with a fitness of `weights`; `mate` and `mutate` return new
     individuals (mutate a 1-tuple, as DEAP expects) with invalid fitness and
     leave their arguments alone. `params` are operator options: `alpha`
-    (init), `sigma` (gaussian), `p` (row-uniform). `toolbox.shape` is the
+    (init), `sigma` (gaussian), `whole` (transfer), `p` (row-uniform). `toolbox.shape` is the
     table shape.
     """
     shape = shape_for(rules, config)

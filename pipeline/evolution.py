@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
 from deap import base, creator, tools
 
-from .evaluation import evaluation_seeds
+from .evaluation import Evaluator, LocalEvaluator
 from .kinds import GenomeKind
 from .rundir import RunDir
+from .sampling import NoiseControl
 from .spec import RunSpec
 
 __all__ = ["Evolution", "Member", "Objectives"]
@@ -101,10 +102,11 @@ class State:
 class Evolution:
     """Runs one spec to completion on an evaluator, logging into a run directory."""
 
-    def __init__(self, spec: RunSpec, rundir: RunDir, evaluator, kind: GenomeKind,
-                 objectives: Objectives, run_id: str,
+    def __init__(self, spec: RunSpec, rundir: RunDir, evaluator: Evaluator, kind: GenomeKind,
+                 objectives: Objectives, run_id: str, noise: NoiseControl,
                  on_generation: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.spec = spec
+        self.noise = noise
         self.rundir = rundir
         self.evaluator = evaluator
         self.kind = kind
@@ -121,10 +123,11 @@ class Evolution:
 
     # -- evaluation ---------------------------------------------------------
     def _evaluate(self, generation: int, members: list[Member]) -> int:
-        seeds = evaluation_seeds(self.spec.seed, generation, len(members))
+        seeds = self.noise.seeds(generation, len(members))
         result = self.evaluator.evaluate([self.kind.task_genome(m.genome) for m in members], seeds)
         for i, m in enumerate(members):
-            m.columns = {name: _scalar(values[i]) for name, values in result.columns.items()}
+            fresh = {name: _scalar(values[i]) for name, values in result.columns.items()}
+            m.columns = self.noise.pool(m.columns, fresh) if m.columns else fresh
             m.eval_seconds = float(result.eval_seconds[i])
             m.worker = str(result.worker[i])
             m.fitness = self.objectives.fitness_class(self.objectives.values(m.columns))
@@ -200,12 +203,20 @@ class Evolution:
         started = time.perf_counter()
         generation = state.generation + 1
         offspring = self._offspring(generation, state.population, state.next_id)
-        return self._finish_generation(generation, offspring, state.population, state, started, state.elapsed)
+        previous = state.population
+        if self.noise.reevaluate:  # survivors play again beside the offspring; their counts pool
+            previous = [replace(m, columns=dict(m.columns), fitness=None, selected=False) for m in previous]
+            offspring = offspring + previous
+        return self._finish_generation(generation, offspring, previous, state, started, state.elapsed)
 
     def _finish_generation(self, generation: int, evaluated: list[Member], previous: list[Member],
                            state: State | None, started: float, elapsed: float) -> State:
         failures = self._evaluate(generation, evaluated)
-        population = evaluated if state is None else self._survivors(previous, evaluated)
+        if state is None:
+            population = evaluated
+        else:
+            offspring = [m for m in evaluated if m.generation == generation]
+            population = self._survivors(previous, offspring)
         chosen = {m.id for m in population}
         for m in evaluated:
             m.selected = m.id in chosen
@@ -225,7 +236,8 @@ class Evolution:
         seconds = time.perf_counter() - started
         row = self._generation_row(generation, population, evaluations, seconds, elapsed + seconds, failures)
         rows = ([] if state is None else state.generation_rows) + [row]
-        new_state = State(generation, population, hof, evaluated[-1].id + 1, evaluations, record, stagnant,
+        next_id = max(m.id for m in evaluated) + 1 if state is None else state.next_id + self.spec.population.offspring
+        new_state = State(generation, population, hof, next_id, evaluations, record, stagnant,
                           elapsed + seconds, rows)
         self._commit(new_state, evaluated)
         self.on_generation(row)
@@ -268,6 +280,7 @@ class Evolution:
             "run_id": pa.array([self.run_id] * len(members), pa.string()),
             "generation": pa.array([generation] * len(members), pa.int64()),
             "id": pa.array([m.id for m in members], pa.int64()),
+            "born": pa.array([m.generation for m in members], pa.int64()),
             "parents": pa.array([m.parents for m in members], pa.list_(pa.int64())),
             "origin": pa.array([m.origin for m in members], pa.string()),
             "genome": self.kind.record_array([m.genome for m in members]),
@@ -343,19 +356,47 @@ class Evolution:
             ],
         }
 
+    def write_verdict(self, state: State) -> None:
+        """best.json's final form: where fitness was sampled, the hall of fame is scored
+        again on `hall_of_fame_games` fresh games per opponent, ranked by that, with 95%
+        intervals; the figures selection saw stay beside them."""
+        self.flush()
+        if not self.noise.active or not state.hall_of_fame:
+            return
+        members = state.hall_of_fame
+        with LocalEvaluator(self.noise.verdict_task_spec(self.spec.task_spec())) as evaluator:
+            result = evaluator.evaluate([self.kind.task_genome(m.genome) for m in members],
+                                        self.noise.hall_of_fame_seeds(len(members)))
+        fresh = []
+        for i, m in enumerate(members):
+            columns = {name: _scalar(values[i]) for name, values in result.columns.items()}
+            fresh.append(replace(m, columns=columns, fitness=self.objectives.fitness_class(self.objectives.values(columns))))
+        if self.objectives.mode == "pareto":  # the front as the fresh figures draw it
+            fresh = sorted(tools.sortNondominated(fresh, len(fresh), first_front_only=True)[0], key=lambda m: m.id)
+        else:
+            fresh.sort(key=lambda m: (m.fitness, -m.id), reverse=True)
+        payload = self.best_payload(replace(state, hall_of_fame=fresh))
+        payload["verdict"] = {"games": self.spec.sampling.hall_of_fame_games, "sampled": sorted(self.noise.sampled)}
+        selection = {m.id: m.columns for m in members}
+        for entry, m in zip(payload["hall_of_fame"], fresh):
+            entry["intervals"] = self.noise.intervals(m.columns)
+            entry["selection_objectives"] = {n: _jsonable(v) for n, v in selection[m.id].items()}
+        self.rundir.write_best(payload)
+
     # -- resume -------------------------------------------------------------
     def restore(self, checkpoint: dict[str, Any]) -> State:
         generation = int(checkpoint["generation"])
         self.rundir.discard_after(generation)
         wanted = set(checkpoint["population"]) | set(checkpoint["hall_of_fame"])
         frame = self.rundir.read_individuals(range(0, generation + 1))
-        frame = frame[frame["id"].isin(wanted)]
-        skip = {"run_id", "generation", "id", "parents", "origin", "genome", "selected", "fitness",
+        # A re-evaluated survivor has a row per generation it was scored in: the last one is current.
+        frame = frame[frame["id"].isin(wanted)].sort_values("generation", kind="stable").drop_duplicates("id", keep="last")
+        skip = {"run_id", "generation", "id", "born", "parents", "origin", "genome", "selected", "fitness",
                 "eval_seconds", "worker"}
         members = {}
         for row in frame.to_dict("records"):
             columns = {k: _scalar(v) for k, v in row.items() if k not in skip}
-            m = Member(int(row["id"]), int(row["generation"]), self.kind.from_record(row["genome"]),
+            m = Member(int(row["id"]), int(row.get("born", row["generation"])), self.kind.from_record(row["genome"]),
                        [int(p) for p in row["parents"]], row["origin"], columns,
                        float(row["eval_seconds"]), row["worker"], selected=bool(row["selected"]))
             m.fitness = self.objectives.fitness_class(self.objectives.values(columns))

@@ -13,6 +13,7 @@ from .evaluation import make_evaluator
 from .evolution import Evolution, Objectives
 from .kinds import make_kind
 from .rundir import RunDir
+from .sampling import NoiseControl
 from .spec import RunSpec, parse_spec
 
 __all__ = ["RunExists", "start_run", "resume_run", "output_dir"]
@@ -58,6 +59,7 @@ class _Prepared:
         task = build_task(task_spec)
         self.kind = make_kind(spec, task)
         self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None))
+        self.noise = NoiseControl(spec, getattr(task, "sampled", {}))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size)
 
@@ -67,7 +69,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
     evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
-                          _run_id(spec), on_generation)
+                          _run_id(spec), prepared.noise, on_generation)
     try:
         state = evolution.restore(resume_from) if resume_from else None
         if on_start:
@@ -79,6 +81,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
         while reason is None:
             state = evolution.step(state)
             reason = evolution.should_stop(state)
+        evolution.write_verdict(state)
         return reason
     finally:
         try:

@@ -76,22 +76,36 @@ class Nim(_Strict):
     standard: int | None = Field(None, ge=1, le=64)
     k: int | None = Field(None, ge=1)
     misere: bool = False
-    opponents: dict[str, int] = Field(default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
+    # games per opponent, or "exact" (win probability computed, not sampled)
+    opponents: dict[str, int | Literal["exact"]] = Field(
+        default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
 
     @field_validator("opponents")
     @classmethod
-    def _games_positive(cls, value: dict[str, int]) -> dict[str, int]:
+    def _games_positive(cls, value: dict[str, int | str]) -> dict[str, int | str]:
         if not value:
             raise ValueError("at least one opponent is needed")
         for name, games in value.items():
-            if games < 1:
-                raise ValueError(f"games against {name!r} must be >= 1 (got {games})")
+            if games != "exact" and games < 1:
+                raise ValueError(f"games against {name!r} must be >= 1 or \"exact\" (got {games})")
         return value
+
+    def sampled(self) -> bool:
+        return any(games != "exact" for games in self.opponents.values())
 
     def board(self) -> tuple[int, ...]:
         if self.rows is not None:
             return tuple(self.rows)
         return tuple(2 * i + 1 for i in range(self.standard or 5))
+
+
+class Sampling(_Strict):
+    """How sampled fitness is kept honest (opponents given a number of games)."""
+
+    common_random_numbers: bool = Field(True, description="a generation's individuals all meet the same games")
+    reevaluate: bool = Field(True, description="survivors play again each generation; their counts accumulate")
+    hall_of_fame_games: int = Field(20_000, ge=1, le=10_000_000,
+                                    description="fresh games per sampled opponent behind best.json's figures")
 
 
 class SetCover(_Strict):
@@ -130,10 +144,14 @@ class RunSpec(_Strict):
     nim: Nim | None = None
     setcover: SetCover | None = None
     objectives: Objectives = Field(default_factory=Objectives)
+    sampling: Sampling = Field(default_factory=Sampling)
     execution: Execution = Field(default_factory=Execution)
 
     @model_validator(mode="after")
     def _problem_matches(self) -> "RunSpec":
+        if "sampling" in self.model_fields_set and not (self.problem == "nim" and self.nim and self.nim.sampled()):
+            raise ValueError("[sampling] applies only to Nim opponents given a number of games; "
+                             "this spec samples nothing (remove the section)")
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")

@@ -1,4 +1,11 @@
-"""The Nim task: a genome's fitness is its win rate against each opponent."""
+"""The Nim task: a genome's fitness is its win rate against each opponent.
+
+Each opponent is scored either exactly (`"exact"`: the win probability from
+both sides' move distributions, see `exact.py`) or from a number of sampled
+games. On boards whose positions can be numbered, every genome also gets
+`optimal_move_rate`, the solver's verdict on its play: the share of winning
+positions where its move keeps the win.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +16,27 @@ import numpy as np
 from ..tasks import register_task
 from .agents import agent
 from .agents.mixture import stack_mixtures
+from .exact import optimal_move_rates, win_probabilities
 from .genomes import decode
 from .population import play_population, stack_tabulated
 from .rules import Rules
 from .space import StateSpace
 
-__all__ = ["NimTask"]
+__all__ = ["EXACT", "NimTask", "column_name"]
+
+EXACT = "exact"
+OPTIMAL_MOVE_RATE = "optimal_move_rate"
 
 
 class NimTask:
-    """Plays every genome `games` matches against each named opponent.
+    """Plays every genome against each named opponent, exactly or by sampling.
 
     Spec (plain dict): rows, k, misere, genome {kind, ...config},
-    opponents {name: games}. Objectives: `win_rate_<opponent>`; raw counts
-    `wins_<opponent>` and `games_<opponent>`.
+    opponents {name: games or "exact"}. Objectives: `win_rate_<opponent>`,
+    then `optimal_move_rate` where the board can be numbered and the genome's
+    agent can state its move distribution. Sampled opponents add raw counts
+    `wins_<opponent>` and `games_<opponent>`; `sampled` maps each of their
+    rate columns to its (wins, games) columns, so callers can pool counts.
     """
 
     def __init__(self, spec: dict) -> None:
@@ -30,40 +44,86 @@ class NimTask:
         genome = dict(spec["genome"])
         self.kind = genome.pop("kind")
         self.config = genome
-        self.opponents = {name: int(games) for name, games in spec["opponents"].items()}
+        self.opponents = {name: _games(name, games) for name, games in spec["opponents"].items()}
         if not self.opponents:
             raise ValueError("opponents: at least one opponent is needed")
         self._players = {name: agent(name, self.rules) for name in self.opponents}
-        self.objectives = tuple(f"win_rate_{_column(name)}" for name in self.opponents)
-        self.weights = tuple(1.0 for _ in self.opponents)
+        self.space = StateSpace.of(self.rules.rows)
+        self._opponent_dists = {}
+        for name, games in self.opponents.items():
+            if games == EXACT:
+                if self.space is None:
+                    raise ValueError(f"opponents: {name} = \"exact\" needs a board of at most 2,097,152 positions "
+                                     f"({self.rules.describe()} has more); give a number of games")
+                self._opponent_dists[name] = self._players[name].distribution(self.space)
+        self.exact_players = self.space is not None and self._genome_has_distribution()
+        if self._opponent_dists and not self.exact_players:
+            raise ValueError(f"opponents: a {self.kind} genome with these settings cannot be scored exactly "
+                             f"(one of its agents draws moves only sampling can score); give numbers of games")
+        rates = tuple(f"win_rate_{column_name(name)}" for name in self.opponents)
+        self.objectives = rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())
+        self.weights = tuple(1.0 for _ in self.objectives)
+        self.sampled = {f"win_rate_{column_name(name)}": (f"wins_{column_name(name)}", f"games_{column_name(name)}")
+                        for name, games in self.opponents.items() if games != EXACT}
+
+    def _genome_has_distribution(self) -> bool:
+        """Whether the genome kind's agents can state their moves' probabilities here."""
+        if self.kind == "table":
+            columns = self.config.get("columns", [])
+            try:
+                for column in columns:
+                    agent(column, self.rules).distribution(self.space)
+            except ValueError:
+                return False
+        return True
 
     def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> dict[str, np.ndarray]:
-        n = len(genomes)
-        columns = {}
-        for name in self.opponents:
-            col = _column(name)
-            columns[f"win_rate_{col}"] = np.zeros(n)
-            columns[f"wins_{col}"] = np.zeros(n, dtype=np.int64)
-            columns[f"games_{col}"] = np.zeros(n, dtype=np.int64)
         players = [decode(self.kind, genome, self.config, self.rules) for genome in genomes]
-        space = StateSpace.of(self.rules.rows)
+        columns: dict[str, np.ndarray] = {}
+        if self.exact_players:
+            dists = [p.distribution(self.space) for p in players]
+        for name, games in self.opponents.items():
+            col = column_name(name)
+            if games == EXACT:
+                columns[f"win_rate_{col}"] = win_probabilities(dists, self._opponent_dists[name], self.rules)
+        if self.sampled:
+            self._play_sampled(players, seeds, columns)
+        ordered = {}
+        for name in self.opponents:  # per opponent: rate, then its counts when sampled
+            for prefix in ("win_rate", "wins", "games"):
+                if f"{prefix}_{column_name(name)}" in columns:
+                    ordered[f"{prefix}_{column_name(name)}"] = columns[f"{prefix}_{column_name(name)}"]
+        if self.exact_players:
+            ordered[OPTIMAL_MOVE_RATE] = optimal_move_rates(dists, self.rules)
+        return ordered
+
+    def _play_sampled(self, players: list, seeds: Sequence[int], columns: dict[str, np.ndarray]) -> None:
         stacked = None
-        if space is not None:
-            stacked = stack_mixtures(players, space) or stack_tabulated(players, space)
+        if self.space is not None:
+            stacked = stack_mixtures(players, self.space) or stack_tabulated(players, self.space)
         # One seed per (genome, opponent), derived from the genome's own seed only.
         opponent_seeds = [[int(ss.generate_state(1, np.uint64)[0]) for ss in
                            np.random.SeedSequence(int(seed)).spawn(len(self.opponents))] for seed in seeds]
         for j, (name, games) in enumerate(self.opponents.items()):
+            if games == EXACT:
+                continue
             results = play_population(players, self._players[name], self.rules, games,
                                       [s[j] for s in opponent_seeds], stacked=stacked)
-            col = _column(name)
-            columns[f"wins_{col}"][:] = [r.wins_a for r in results]
-            columns[f"games_{col}"][:] = games
-            columns[f"win_rate_{col}"][:] = [r.win_rate_a for r in results]
-        return columns
+            col = column_name(name)
+            columns[f"wins_{col}"] = np.asarray([r.wins_a for r in results], dtype=np.int64)
+            columns[f"games_{col}"] = np.full(len(players), games, dtype=np.int64)
+            columns[f"win_rate_{col}"] = np.asarray([r.win_rate_a for r in results], dtype=np.float64)
 
 
-def _column(opponent: str) -> str:
+def _games(name: str, games: Any) -> int | str:
+    if games == EXACT:
+        return EXACT
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"opponents: {name} must be a number of games >= 1 or \"exact\", got {games!r}")
+    return int(games)
+
+
+def column_name(opponent: str) -> str:
     """A column-safe name for an opponent: `sloppy:0.1` -> `sloppy_0.1`."""
     return opponent.replace(":", "_").replace("-", "_").replace("/", "_")
 

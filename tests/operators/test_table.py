@@ -29,7 +29,8 @@ def _assert_valid(t, shape):
     seed=st.integers(0, 2**32 - 1),
     alpha=st.sampled_from([1e-3, 0.1, 1.0, 50.0]),
     sigma=SIGMAS,
-    steps=st.lists(st.sampled_from(["gaussian", "zero-to-best", "fusion", "row-uniform", "repair"]),
+    steps=st.lists(st.sampled_from(["gaussian", "zero-to-best", "transfer", "one-hot", "fusion", "row-uniform",
+                                    "repair"]),
                    min_size=1, max_size=60),
 )
 def test_rows_stay_probabilities_under_any_operator_sequence(shape, seed, alpha, sigma, steps):
@@ -43,8 +44,8 @@ def test_rows_stay_probabilities_under_any_operator_sequence(shape, seed, alpha,
         before = (a.copy(), b.copy())
         if name == "gaussian":
             children = [ops.mut_gaussian(a, rng, sigma=sigma)]
-        elif name == "zero-to-best":
-            children = [ops.mut_zero_to_best(a, rng)]
+        elif name in ("zero-to-best", "transfer", "one-hot"):
+            children = [ops.MUTATIONS[name](a, rng)]
         elif name in ops.CROSSOVERS:
             children = list(ops.CROSSOVERS[name](a, b, rng))
         else:
@@ -56,6 +57,33 @@ def test_rows_stay_probabilities_under_any_operator_sequence(shape, seed, alpha,
             again = ops.from_record(json.loads(json.dumps(ops.to_record(child))))
             assert again.tobytes() == child.tobytes()
         population[i] = children[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.tuples(st.integers(1, 16), st.integers(2, 5)), seed=st.integers(0, 2**32 - 1),
+       alpha=st.sampled_from([0.1, 1.0, 50.0]))
+def test_repeated_transfers_reach_a_pure_row_and_bring_back_a_dead_column(shape, seed, alpha):
+    rng = np.random.default_rng(seed)
+    table = ops.random_table(shape, rng, alpha=alpha)
+    pure = revived = False
+    for _ in range(5_000):
+        child = ops.mut_transfer(table, rng)
+        assert np.count_nonzero((child != table).any(axis=1)) <= 1  # one row at a time
+        revived |= bool(((table == 0) & (child > 0)).any())
+        table = child
+        pure |= bool((table.max(axis=1) == 1.0).any())
+        if pure and revived:
+            break
+    assert pure and revived
+
+
+def test_one_hot_mutation_makes_one_row_pure_and_leaves_the_others():
+    rng = np.random.default_rng(3)
+    table = ops.random_table((8, 4), rng)
+    child = ops.mut_one_hot(table, rng)
+    changed = np.flatnonzero((child != table).any(axis=1))
+    assert len(changed) <= 1
+    assert (child.max(axis=1) == 1.0).sum() >= 1 and set(np.unique(child[changed])) <= {0.0, 1.0}
 
 
 def test_gaussian_mutation_adds_mass_then_renormalises():

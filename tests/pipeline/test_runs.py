@@ -67,7 +67,7 @@ def comparable(run_dir: Path) -> pd.DataFrame:
     frame["genome"] = [repr(np.asarray(g.tolist() if hasattr(g, "tolist") else g, dtype=object).tolist())
                        if not isinstance(g, dict) else repr(sorted(g.items())) for g in frame["genome"]]
     frame["parents"] = frame["parents"].map(list).map(repr)
-    return frame.sort_values("id").reset_index(drop=True)
+    return frame.sort_values(["generation", "id"]).reset_index(drop=True)
 
 
 def generations_log(run_dir: Path) -> pd.DataFrame:
@@ -88,13 +88,20 @@ def test_a_nim_run_writes_the_documented_logs(tmp_path, kind):
     for column in ("run_id", "id", "parents", "origin", "genome", "fitness", "win_rate_expert",
                    "wins_minimax", "games_random", "eval_seconds", "worker"):
         assert column in individuals.columns
-    assert individuals["id"].is_unique
-    assert (individuals["games_expert"] == 30).all()
-    assert (individuals["wins_expert"] / 30 == individuals["win_rate_expert"]).all()
+    assert not individuals.duplicated(["generation", "id"]).any()
+    # Survivors are scored again each generation (sampled fitness): their counts pool.
+    times_scored = individuals.sort_values("generation").groupby("id").cumcount() + 1
+    assert (individuals["games_expert"] == 30 * times_scored).all()
+    assert (individuals["wins_expert"] / individuals["games_expert"] == individuals["win_rate_expert"]).all()
+    again = individuals[individuals["born"] < individuals["generation"]]
+    for generation, rows in again.groupby("generation"):
+        before = individuals[(individuals["generation"] == generation - 1) & individuals["selected"]]
+        assert set(rows["id"]) <= set(before["id"]) and len(rows) == 6
     assert set(individuals["origin"]) <= {"init", "crossover", "mutation", "reproduction"}
+    assert individuals["optimal_move_rate"].between(0, 1).all()
     gens = pd.read_parquet(out / "generations.parquet")
     assert list(gens["generation"]) == [0, 1, 2, 3]
-    assert list(gens["evaluations"]) == [6, 14, 22, 30]
+    assert list(gens["evaluations"]) == [6, 20, 34, 48]
     meta = RunDir(out).read_run()
     assert meta["status"] == "finished" and meta["stop_reason"] == "generations"
 

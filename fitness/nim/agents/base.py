@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..distribution import MoveDistribution
 from ..rules import Rules
 from ..space import StateSpace
 
@@ -108,6 +109,7 @@ class Agent:
         self.name = name
         self.rules = rules
         self._coded: dict[tuple[int, ...], CodedPolicy] = {}
+        self._distributions: dict[tuple[int, ...], MoveDistribution | None] = {}
 
     def __repr__(self) -> str:
         return f"<agent {self.name} on {self.rules.describe()}>"
@@ -143,3 +145,30 @@ class Agent:
         if self.deterministic:
             return CodedPolicy.tabulate(self, space)
         return None
+
+    def distribution(self, space: StateSpace) -> MoveDistribution:
+        """The probability of each move from every code of `space`, built once.
+
+        Exact evaluation plays from this instead of sampling; an agent that
+        cannot state it is refused in one line.
+        """
+        if space.board not in self._distributions:
+            self._distributions[space.board] = self._build_distribution(space)
+        dist = self._distributions[space.board]
+        if dist is None:
+            raise ValueError(
+                f"agent {self.name!r} cannot give its move distribution, so it cannot be scored exactly; "
+                f"give a number of games for it instead of \"exact\""
+            )
+        return dist
+
+    def _build_distribution(self, space: StateSpace) -> MoveDistribution | None:
+        """Deterministic agents: where they move from every code. Others override or return None."""
+        if not self.deterministic:
+            return None
+        policy = self.coded(space)
+        if policy is None or policy.step_table is None:
+            policy = CodedPolicy.tabulate(self, space)
+        successors = np.arange(space.size, dtype=np.int64) - policy.step_table
+        successors.setflags(write=False)
+        return MoveDistribution.deterministic(space, successors)

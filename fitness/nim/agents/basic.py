@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..distribution import RANDOM, MoveDistribution
 from ..rules import Rules
 from ..solver import solve
 from ..space import StateSpace
@@ -57,6 +58,9 @@ class RandomAgent(Agent):
 
         return CodedPolicy(act, trusted=True)
 
+    def _build_distribution(self, space: StateSpace) -> MoveDistribution:
+        return MoveDistribution.of_kernel(space, RANDOM)
+
 
 class ExpertAgent(Agent):
     """Exact in all four variants: a winning move whenever one exists.
@@ -107,3 +111,7 @@ class SloppyAgent(Agent):
             return np.where(distracted, r_rows, e_rows), np.where(distracted, r_takes, e_takes)
 
         return CodedPolicy(act, trusted=True)
+
+    def _build_distribution(self, space: StateSpace) -> MoveDistribution:
+        return MoveDistribution.mix(space, [self._expert.distribution(space).scaled(1.0 - self.p),
+                                            MoveDistribution.of_kernel(space, RANDOM).scaled(self.p)])

@@ -20,6 +20,7 @@ import numpy as np
 # This module is imported at the end of the package's __init__, after
 # `agent` exists there.
 from . import agent
+from ..distribution import MoveDistribution
 from ..genomes import register_decoder
 from ..rules import Rules
 from ..space import StateSpace
@@ -119,6 +120,12 @@ class MixtureAgent(Agent):
 
         trusted = all(policy is not None and policy.trusted for policy in policies)
         return CodedPolicy(act, trusted=trusted)
+
+    def _build_distribution(self, space: StateSpace) -> MoveDistribution:
+        """Column j's distribution weighted by the table's entry (feature of c, j)."""
+        per_code = self.table[_coded_buckets(self.feature, space.board)]
+        return MoveDistribution.mix(space, [column.distribution(space).scaled(per_code[:, j])
+                                            for j, column in enumerate(self._agents)])
 
 
 @lru_cache(maxsize=8)

@@ -20,6 +20,7 @@ import numpy as np
 # This module is imported at the end of the package's __init__, after
 # `register` exists there.
 from . import no_param_factory, register
+from ..distribution import UNIFORM_LEGAL, Component, MoveDistribution
 from ..genomes import register_decoder
 from ..params import ChoiceParam, FloatParam, IntParam, ParamSpec
 from ..rules import Rules
@@ -265,6 +266,16 @@ class RuleDictAgent(Agent):
             return rows, takes
 
         return CodedPolicy(act, trusted=True)
+
+    def _build_distribution(self, space: StateSpace) -> MoveDistribution:
+        """The rules' move where one applies, a uniformly drawn legal move elsewhere."""
+        codes = np.arange(1, space.size)
+        rows, takes, fallback = self._rule_moves(space.decode(codes))
+        successors = np.zeros(space.size, dtype=np.int64)
+        successors[1:] = np.where(fallback, codes, codes - takes * space.radix[rows])
+        ruled = np.zeros(space.size)
+        ruled[1:] = ~fallback
+        return MoveDistribution(space, [Component(ruled, successors), Component(1.0 - ruled, UNIFORM_LEGAL)])
 
 
 RULE_AGENTS: dict[str, type[RuleExpertAgent] | type[RuleDictAgent]] = {

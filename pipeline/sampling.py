@@ -1,0 +1,76 @@
+"""Keeping sampled fitness honest: paired games, pooled re-evaluations, a fresh verdict.
+
+Selecting the best of many individuals scored on a few hundred games keeps
+the lucky ones (the winner's curse). Three remedies, each switchable in the
+spec's `[sampling]` section:
+
+* common random numbers: every individual of a generation meets the same game
+  streams per opponent, so their differences are not differences of luck;
+* re-evaluation: survivors play again each generation and their wins and
+  games are pooled, so an early lucky streak is diluted, not kept;
+* a fresh verdict: the hall of fame written to best.json is scored again on a
+  larger, independent sample, ranked by it, and reported with 95% intervals.
+
+Exact objectives need none of this; a task lists the sampled ones in
+`sampled` (rate column -> its wins and games columns).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from fitness.nim.engine import wilson_interval
+
+from .evaluation import evaluation_seeds
+from .spec import RunSpec
+
+__all__ = ["NoiseControl"]
+
+_HALL_OF_FAME_STREAM = 2**32 - 1  # a generation index no run reaches: seeds apart from every generation's
+
+
+class NoiseControl:
+    """The `[sampling]` policy of one run, for the objectives its task samples."""
+
+    def __init__(self, spec: RunSpec, sampled: Mapping[str, tuple[str, str]]) -> None:
+        self.sampled = dict(sampled)
+        self.settings = spec.sampling
+        self.run_seed = spec.seed
+
+    @property
+    def active(self) -> bool:
+        return bool(self.sampled)
+
+    @property
+    def reevaluate(self) -> bool:
+        return self.active and self.settings.reevaluate
+
+    def seeds(self, generation: int, n: int) -> list[int]:
+        """Evaluation seeds of a generation's n individuals: one shared seed with common random numbers."""
+        if self.active and self.settings.common_random_numbers:
+            return evaluation_seeds(self.run_seed, generation, 1) * n
+        return evaluation_seeds(self.run_seed, generation, n)
+
+    def hall_of_fame_seeds(self, n: int) -> list[int]:
+        return evaluation_seeds(self.run_seed, _HALL_OF_FAME_STREAM, 1) * n
+
+    def pool(self, earlier: Mapping[str, Any], fresh: Mapping[str, Any]) -> dict[str, Any]:
+        """A re-evaluated individual's columns: sampled counts added up, the rest as just scored."""
+        pooled = dict(fresh)
+        for rate, (wins, games) in self.sampled.items():
+            pooled[wins] = int(earlier[wins]) + int(fresh[wins])
+            pooled[games] = int(earlier[games]) + int(fresh[games])
+            pooled[rate] = pooled[wins] / pooled[games]
+        return pooled
+
+    def verdict_task_spec(self, task_spec: dict) -> dict:
+        """The run's task with each sampled opponent given the hall-of-fame game count."""
+        games = self.settings.hall_of_fame_games
+        opponents = {name: (count if count == "exact" else games) for name, count in task_spec["opponents"].items()}
+        return {**task_spec, "opponents": opponents}
+
+    def intervals(self, columns: Mapping[str, Any]) -> dict[str, list[float]]:
+        """95% Wilson interval of every sampled rate in `columns`."""
+        return {rate: [round(bound, 6) for bound in wilson_interval(int(columns[wins]), int(columns[games]))]
+                for rate, (wins, games) in self.sampled.items()}
+
