@@ -48,14 +48,15 @@ class Member:
 class Objectives:
     """How a task's objective columns become a DEAP fitness, and the progress metric."""
 
-    def __init__(self, spec: RunSpec, names: tuple[str, ...], directions: tuple[float, ...], primary: str | None):
+    def __init__(self, spec: RunSpec, names: tuple[str, ...], directions: tuple[float, ...], primary: str | None,
+                 default_weights: dict[str, float] | None = None):
         self.mode = spec.objectives.mode
         self.names = names
         self.directions = dict(zip(names, directions))
         given = spec.objectives.weights
         if self.mode == "weighted":
-            self.weights = {n: given.get(n, 0.0) for n in names} if given else {
-                n: d / len(names) for n, d in self.directions.items()}
+            defaults = default_weights or {n: d / len(names) for n, d in self.directions.items()}
+            self.weights = {n: (given or defaults).get(n, 0.0) for n in names}
             self.order = names
             deap_weights: tuple[float, ...] = (1.0,)
             self.primary = "fitness"

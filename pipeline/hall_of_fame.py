@@ -10,7 +10,10 @@ from fitness.nim.genomes import decode
 
 from .kinds import task_genome_from_record
 
-__all__ = ["load_agent", "saved_rules"]
+__all__ = ["BOARD_INDEPENDENT", "load_agent", "saved_rules"]
+
+# Genome kinds whose agents never look at a row's index or the starting board.
+BOARD_INDEPENDENT = {"expression"}
 
 
 def saved_rules(best: dict) -> Rules:
@@ -30,7 +33,12 @@ def load_agent(path: str | Path, rules: Rules, rank: int = 0) -> Agent:
     if task.get("problem") != "nim":
         raise ValueError(f"{path}: a {task.get('problem')} run; only Nim runs give agents")
     evolved_for = saved_rules(best)
-    if evolved_for != rules:
+    if best["kind"] in BOARD_INDEPENDENT:  # any board, as long as k and the winning rule are the same
+        if (evolved_for.k, evolved_for.misere) != (rules.k, rules.misere):
+            flags = " ".join(([f"--k {evolved_for.k}"] if evolved_for.k else []) + (["--misere"] if evolved_for.misere else []))
+            raise ValueError(f"{path} was evolved for {evolved_for.describe()}; it plays any board with the same "
+                             f"k and rule, not {rules.describe()}: play it with {flags or 'neither --k nor --misere'}")
+    elif evolved_for != rules:
         k = f" --k {evolved_for.k}" if evolved_for.k else ""
         mis = " --misere" if evolved_for.misere else ""
         raise ValueError(

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 import operators.bitstring as bitstring
+import operators.expression as expression_genomes
 import operators.rules as rule_genomes
 import operators.table as table_genomes
 from fitness.setcover import ratio_greedy
@@ -180,8 +181,34 @@ def _table_kind(spec: RunSpec, task: Any) -> GenomeKind:
     return kind
 
 
-_BUILDERS = {"bitstring": _bitstring_kind, "rules": _rules_kind, "table": _table_kind}
-_RECORDS = {"bitstring": bitstring.from_record, "rules": rule_genomes.from_record, "table": table_genomes.from_record}
+def _expression_kind(spec: RunSpec, task: Any) -> GenomeKind:
+    ops = spec.operators
+    mutate = pick(expression_genomes.MUTATIONS, ops.mutation, expression_genomes.DEFAULT_MUTATION, "mutation",
+                  "expression")
+    mate = pick(expression_genomes.CROSSOVERS, ops.crossover, expression_genomes.DEFAULT_CROSSOVER, "crossover",
+                "expression")
+    make_one = bind(expression_genomes.random_expression, ops.params)
+    kind = GenomeKind(
+        name="expression",
+        make=lambda n, rng: [make_one(rng=rng) for _ in range(n)],
+        mate=lambda a, b, rng: bind(mate, ops.params)(a, b, rng=rng),
+        mutate_fn=lambda g, rng: bind(mutate, ops.params)(g, rng=rng),
+        repair_fn=lambda g: g,  # every tree the operators make is a valid expression
+        to_record=expression_genomes.to_record,
+        from_record=expression_genomes.from_record,
+        record_type=pa.string(),
+        distance=lambda v: 0.0,
+    )
+    kind.key = lambda g: g
+    # Diversity of trees: the share of distinct expressions in the population.
+    kind.diversity = lambda genomes: (len(set(genomes)) - 1) / max(len(genomes) - 1, 1)
+    kind.allowed_params = options(expression_genomes.random_expression) | options(mutate) | options(mate)
+    return kind
+
+
+_BUILDERS = {"bitstring": _bitstring_kind, "rules": _rules_kind, "table": _table_kind, "expression": _expression_kind}
+_RECORDS = {"bitstring": bitstring.from_record, "rules": rule_genomes.from_record, "table": table_genomes.from_record,
+            "expression": expression_genomes.from_record}
 
 
 def make_kind(spec: RunSpec, task: Any) -> GenomeKind:

@@ -104,6 +104,15 @@ def write_report(run_dir: str | Path) -> list[Path]:
     return files
 
 
+def best_expression(best: dict) -> str | None:
+    """The first hall-of-fame expression, simplified (None for other genome kinds)."""
+    if best["kind"] != "expression":
+        return None
+    from fitness.nim.expression import parse, simplify, to_string
+
+    return to_string(simplify(parse(best["hall_of_fame"][0]["genome"])))
+
+
 def _summary(meta: dict, generations: pd.DataFrame, best: dict, out: Path, plots: list[Path]) -> Path:
     last = generations.iloc[-1]
     top = best["hall_of_fame"][0]
@@ -122,6 +131,9 @@ def _summary(meta: dict, generations: pd.DataFrame, best: dict, out: Path, plots
     ]
     for name in _objective_names(generations):
         lines.append(f"| {name} | {last[f'best_{name}']:.4g} | {last[f'mean_{name}']:.4g} |")
+    expression = best_expression(best)
+    if expression is not None:
+        lines += ["", f"Best expression, simplified: `{expression}`"]
     lines += ["", *[f"![{p.stem}]({p.name})" for p in plots], ""]
     path = out / "summary.md"
     path.write_text("\n".join(lines))

@@ -58,7 +58,8 @@ class _Prepared:
         task_spec = spec.task_spec()
         task = build_task(task_spec)
         self.kind = make_kind(spec, task)
-        self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None))
+        self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
+                                     getattr(task, "default_weights", None))
         self.noise = NoiseControl(spec, getattr(task, "sampled", {}))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size)

@@ -45,7 +45,7 @@ class Population(_Strict):
 
 
 class Genome(_Strict):
-    kind: Literal["bitstring", "rules", "table"]
+    kind: Literal["bitstring", "rules", "table", "expression"]
     # rules: which parameterised agent the genome configures
     agent: str = "rule-expert"
     # table: strategy columns and the row feature
@@ -156,7 +156,7 @@ class RunSpec(_Strict):
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
             if self.genome.kind == "bitstring":
-                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules' or 'table'")
+                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules', 'table' or 'expression'")
         if self.problem == "setcover":
             if self.setcover is None:
                 raise ValueError("problem = 'setcover' needs a [setcover] section")
@@ -171,7 +171,7 @@ class RunSpec(_Strict):
             genome: dict[str, Any] = {"kind": self.genome.kind}
             if self.genome.kind == "rules":
                 genome["agent"] = self.genome.agent
-            else:
+            elif self.genome.kind == "table":
                 genome.update(columns=list(self.genome.columns), feature=self.genome.feature)
             return {
                 "problem": "nim",

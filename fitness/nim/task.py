@@ -26,6 +26,7 @@ __all__ = ["EXACT", "NimTask", "column_name"]
 
 EXACT = "exact"
 OPTIMAL_MOVE_RATE = "optimal_move_rate"
+SIZE = "size"
 
 
 class NimTask:
@@ -61,8 +62,12 @@ class NimTask:
             raise ValueError(f"opponents: a {self.kind} genome with these settings cannot be scored exactly "
                              f"(one of its agents draws moves only sampling can score); give numbers of games")
         rates = tuple(f"win_rate_{column_name(name)}" for name in self.opponents)
-        self.objectives = rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())
-        self.weights = tuple(1.0 for _ in self.objectives)
+        scored = rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())
+        # The weighted fitness a spec gets without weights: the mean of what is scored.
+        self.default_weights = {name: 1.0 / len(scored) for name in scored}
+        # Expressions also report their size (nodes), an objective to minimise: parsimony.
+        self.objectives = scored + ((SIZE,) if self.kind == "expression" else ())
+        self.weights = tuple(-1.0 if name == SIZE else 1.0 for name in self.objectives)
         self.sampled = {f"win_rate_{column_name(name)}": (f"wins_{column_name(name)}", f"games_{column_name(name)}")
                         for name, games in self.opponents.items() if games != EXACT}
 
@@ -95,6 +100,8 @@ class NimTask:
                     ordered[f"{prefix}_{column_name(name)}"] = columns[f"{prefix}_{column_name(name)}"]
         if self.exact_players:
             ordered[OPTIMAL_MOVE_RATE] = optimal_move_rates(dists, self.rules)
+        if self.kind == "expression":
+            ordered[SIZE] = np.asarray([p.tree.size() for p in players], dtype=np.int64)
         return ordered
 
     def _play_sampled(self, players: list, seeds: Sequence[int], columns: dict[str, np.ndarray]) -> None:

@@ -12,8 +12,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..report import write_report
+    import json
+    from pathlib import Path
+
+    from ..report import best_expression, write_report
 
     for path in write_report(args.run_dir):
         console.print(f"wrote {path}")
+    expression = best_expression(json.loads((Path(args.run_dir) / "best.json").read_text()))
+    if expression is not None:
+        console.print(f"best expression, simplified: {expression}", soft_wrap=True, highlight=False)
     return 0

@@ -113,5 +113,5 @@ register("even-odd", no_param_factory(EvenOddAgent), help="total even/odd rule (
 register("fixed-rules", no_param_factory(FixedRulesAgent), help="seed 000's fixed-rule agent")
 
 # Parameterised agents and the `rules`/`table` genome decoders register themselves.
-from . import mixture, rule_agents  # noqa: E402,F401
+from . import expression, mixture, rule_agents  # noqa: E402,F401
 from ..rl import registration as _rl_registration  # noqa: E402,F401  (registers "rl:PATH")

@@ -1,0 +1,76 @@
+"""Genetic programming over many seeds: does the evolved expression play perfectly,
+on its own board and on boards it never saw? And how long does it take?
+
+For each GP spec and seed: `evo run --workers 0` in a fresh process (wall time
+end to end, Ray not involved), then the best expression of best.json is
+judged by the exact solver on its board and on unseen boards with the same
+k and rule: the share of winning positions where it plays a winning move.
+Success means 100% on every board.
+
+    python benchmarks/bench_gp.py [--seeds 1 2 ... 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fitness.nim import Rules
+from fitness.nim.exact import optimal_move_rates
+from fitness.nim.space import StateSpace
+from pipeline.hall_of_fame import load_agent
+from pipeline.report import best_expression
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = {
+    "runs/nim-gp.toml": [Rules.standard(5), Rules.standard(7), Rules((2, 2, 6, 6, 13))],
+    "runs/nim-gp-misere-k3.toml": [Rules.standard(5, k=3, misere=True), Rules.standard(6, k=3, misere=True)],
+}
+
+
+def optimal_move_rate(best: Path, rules: Rules) -> float:
+    player = load_agent(best, rules)
+    return float(optimal_move_rates([player.distribution(StateSpace.of(rules.rows))], rules)[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 11)))
+    parser.add_argument("--specs", nargs="+", default=list(CASES))
+    args = parser.parse_args()
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    for spec in args.specs:
+        boards = CASES[spec]
+        print(f"\n### {spec}\n")
+        print("| seed | generations | wall s | " + " | ".join(str(list(b.rows)) for b in boards) + " | best expression (simplified) |")
+        print("|---" * (len(boards) + 4) + "|")
+        walls, successes = [], 0
+        for seed in args.seeds:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "run"
+                started = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(ROOT / spec), "--workers", "0",
+                                "--seed", str(seed), "--out", str(out)], check=True, env=env, cwd=ROOT,
+                               stdout=subprocess.DEVNULL)
+                wall = time.perf_counter() - started
+                generations = json.loads((out / "checkpoint.json").read_text())["generation"]
+                rates = [optimal_move_rate(out / "best.json", rules) for rules in boards]
+                expression = best_expression(json.loads((out / "best.json").read_text()))
+            walls.append(wall)
+            successes += all(r == 1.0 for r in rates)
+            print(f"| {seed} | {generations} | {wall:.1f} | " + " | ".join(f"{r:.2%}" for r in rates)
+                  + f" | `{expression}` |", flush=True)
+        print(f"\n{successes} of {len(args.seeds)} seeds perfect on every board; median wall time "
+              f"{np.median(walls):.1f} s (max {max(walls):.1f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

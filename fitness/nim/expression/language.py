@@ -1,0 +1,239 @@
+"""The move-scoring language of the `expression` genome: primitives, parser, compiler.
+
+An expression scores one candidate move from the position *after* it (and
+the move itself). Two types: `V`, one integer per row (the rows after the
+move, or a row-wise transform of them), and `S`, one integer. The root is an
+`S`. Nothing here knows Nim theory: only plain arithmetic, bitwise and
+comparison operations, row-wise maps and reductions.
+
+Expressions are written as DEAP prints its trees, `f(a, b)`, so a genome is a
+readable string that round-trips. `compile_expression` turns one into a
+numpy function over all candidate moves of a batch at once; `interpret` is
+the plain one-candidate reference the tests hold the compiler to. All
+arithmetic is on 64-bit integers that wrap, identically in both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = [
+    "Context",
+    "Node",
+    "PRIMITIVES",
+    "TERMINALS",
+    "UNBOUNDED_K",
+    "compile_expression",
+    "interpret",
+    "parse",
+    "to_string",
+]
+
+V, S = "V", "S"
+UNBOUNDED_K = 1 << 20  # the terminal `k` without a bound: larger than any row, so `mod(x, k + 1)` is `x`
+
+
+def _safe_mod(a, b):
+    return np.where(b == 0, 0, np.mod(a, np.where(b == 0, 1, b)))
+
+
+def _bool(x):
+    return np.asarray(x).astype(np.int64)
+
+
+# name -> (argument types, result type, numpy function). Vector arguments are (m, rows).
+PRIMITIVES: dict[str, tuple[tuple[str, ...], str, Callable]] = {
+    "add": ((S, S), S, np.add),
+    "sub": ((S, S), S, np.subtract),
+    "mul": ((S, S), S, np.multiply),
+    "mod": ((S, S), S, _safe_mod),
+    "xor": ((S, S), S, np.bitwise_xor),
+    "and_": ((S, S), S, np.bitwise_and),
+    "or_": ((S, S), S, np.bitwise_or),
+    "lt": ((S, S), S, lambda a, b: _bool(a < b)),
+    "gt": ((S, S), S, lambda a, b: _bool(a > b)),
+    "eq": ((S, S), S, lambda a, b: _bool(a == b)),
+    "if_": ((S, S, S), S, lambda c, a, b: np.where(c != 0, a, b)),
+    "vmod": ((V, S), V, lambda v, s: _safe_mod(v, s[:, None])),
+    "vand": ((V, S), V, lambda v, s: np.bitwise_and(v, s[:, None])),
+    "veq": ((V, S), V, lambda v, s: _bool(v == s[:, None])),
+    "vgt": ((V, S), V, lambda v, s: _bool(v > s[:, None])),
+    "xor_all": ((V,), S, lambda v: np.bitwise_xor.reduce(v, axis=1)),
+    "sum_all": ((V,), S, lambda v: v.sum(axis=1)),
+    "max_all": ((V,), S, lambda v: v.max(axis=1)),
+    "count": ((V,), S, lambda v: _bool(v != 0).sum(axis=1)),
+}
+
+# name -> type; numbers 0..3 are `S` constants too.
+TERMINALS: dict[str, str] = {"rows": V, "take": S, "before": S, "n": S, "k": S}
+CONSTANTS = (0, 1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A parsed expression: a primitive with children, a named terminal, or a constant."""
+
+    name: str
+    children: tuple["Node", ...] = ()
+
+    @property
+    def type(self) -> str:
+        if self.name in PRIMITIVES:
+            return PRIMITIVES[self.name][1]
+        return TERMINALS.get(self.name, S)
+
+    def size(self) -> int:
+        return 1 + sum(c.size() for c in self.children)
+
+    def height(self) -> int:
+        return 1 + max((c.height() for c in self.children), default=0)
+
+
+_TOKEN = re.compile(r"\s*(?:([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(.))")
+
+
+def parse(text: str) -> Node:
+    """The tree of an expression string, type-checked; ValueError naming what is wrong."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"an expression is a non-empty string, got {text!r}")
+    tokens = [m.group(m.lastindex) for m in _TOKEN.finditer(text.strip()) if m.lastindex]
+    position = 0
+
+    def take(expected: str | None = None) -> str:
+        nonlocal position
+        if position >= len(tokens):
+            raise ValueError(f"expression {text!r} ends too early")
+        token = tokens[position]
+        if expected is not None and token != expected:
+            raise ValueError(f"expression {text!r}: expected {expected!r}, got {token!r}")
+        position += 1
+        return token
+
+    def node() -> Node:
+        token = take()
+        if re.fullmatch(r"-?\d+", token):
+            return Node(str(int(token)))
+        if token in TERMINALS:
+            return Node(token)
+        if token not in PRIMITIVES:
+            raise ValueError(f"expression {text!r}: unknown name {token!r}; primitives: {', '.join(PRIMITIVES)}; "
+                             f"terminals: {', '.join(TERMINALS)} and integers")
+        wanted = PRIMITIVES[token][0]
+        take("(")
+        children = []
+        for i, kind in enumerate(wanted):
+            if i:
+                take(",")
+            child = node()
+            if child.type != kind:
+                raise ValueError(f"expression {text!r}: argument {i + 1} of {token} must be "
+                                 f"{'a row vector' if kind == V else 'a number'}")
+            children.append(child)
+        take(")")
+        return Node(token, tuple(children))
+
+    root = node()
+    if position != len(tokens):
+        raise ValueError(f"expression {text!r}: unexpected {tokens[position]!r} after the end")
+    if root.type != S:
+        raise ValueError(f"expression {text!r} must give a number per move, not a row vector")
+    return root
+
+
+def to_string(node: Node) -> str:
+    """DEAP's notation: `f(a, b)`."""
+    if not node.children:
+        return node.name
+    return f"{node.name}({', '.join(to_string(c) for c in node.children)})"
+
+
+@dataclass(frozen=True)
+class Context:
+    """The candidate moves being scored: rows after each move (m, rows) and the move."""
+
+    rows: np.ndarray
+    take: np.ndarray
+    before: np.ndarray
+    k: int  # the bound, or UNBOUNDED_K
+
+    def terminal(self, name: str) -> np.ndarray:
+        m = len(self.take)
+        if name == "rows":
+            return self.rows
+        if name in ("take", "before"):
+            return getattr(self, name)
+        if name == "n":
+            return np.full(m, self.rows.shape[1], dtype=np.int64)
+        if name == "k":
+            return np.full(m, self.k, dtype=np.int64)
+        return np.full(m, int(name), dtype=np.int64)
+
+
+def compile_expression(node: Node) -> Callable[[Context], np.ndarray]:
+    """A function scoring every candidate of a context at once (one numpy op per node)."""
+    if not node.children:
+        return lambda ctx: ctx.terminal(node.name)
+    fn = PRIMITIVES[node.name][2]
+    parts = [compile_expression(c) for c in node.children]
+    if len(parts) == 1:
+        (a,) = parts
+        return lambda ctx: np.asarray(fn(a(ctx)), dtype=np.int64)
+    if len(parts) == 2:
+        a, b = parts
+        return lambda ctx: np.asarray(fn(a(ctx), b(ctx)), dtype=np.int64)
+    return lambda ctx: np.asarray(fn(*(p(ctx) for p in parts)), dtype=np.int64)
+
+
+# --- the plain reference: one candidate, Python integers wrapped to 64 bits ---
+
+def _wrap(x: int) -> int:
+    return (x + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+_SCALAR = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "mod": lambda a, b: 0 if b == 0 else a % b,
+    "xor": lambda a, b: a ^ b,
+    "and_": lambda a, b: a & b,
+    "or_": lambda a, b: a | b,
+    "lt": lambda a, b: int(a < b),
+    "gt": lambda a, b: int(a > b),
+    "eq": lambda a, b: int(a == b),
+}
+
+
+def interpret(node: Node, rows: list[int], take: int, before: int, k: int):
+    """The score of one candidate move (or a row list for vector nodes), by plain recursion."""
+    name = node.name
+    if not node.children:
+        values = {"rows": list(rows), "take": take, "before": before, "n": len(rows), "k": k}
+        return values[name] if name in values else int(name)
+    args = [interpret(c, rows, take, before, k) for c in node.children]
+    if name in _SCALAR:
+        return _wrap(_SCALAR[name](*args))
+    if name == "if_":
+        return args[1] if args[0] != 0 else args[2]
+    v = args[0]
+    if name in ("vmod", "vand", "veq", "vgt"):
+        s = args[1]
+        op = {"vmod": lambda x: 0 if s == 0 else x % s, "vand": lambda x: x & s,
+              "veq": lambda x: int(x == s), "vgt": lambda x: int(x > s)}[name]
+        return [_wrap(op(x)) for x in v]
+    if name == "xor_all":
+        out = 0
+        for x in v:
+            out ^= x
+        return out
+    if name == "sum_all":
+        return _wrap(sum(v))
+    if name == "max_all":
+        return max(v)
+    if name == "count":
+        return sum(1 for x in v if x != 0)
+    raise ValueError(f"unknown primitive {name!r}")

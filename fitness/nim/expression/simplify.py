@@ -1,0 +1,68 @@
+"""Shorter equivalent expressions, for reports: constants folded, identities removed.
+
+Every rewrite keeps the score of every move unchanged (the tests check the
+simplified form against the original on whole boards), so a reader sees the
+rule an evolved expression plays, not its bloat.
+"""
+
+from __future__ import annotations
+
+from .language import TERMINALS, Node, interpret
+
+__all__ = ["simplify"]
+
+
+def _constant(node: Node) -> bool:
+    return not node.children and node.name not in TERMINALS
+
+
+def _uses_terminals(node: Node) -> bool:
+    return (not node.children and node.name in TERMINALS) or any(_uses_terminals(c) for c in node.children)
+
+
+def _number(node: Node) -> int | None:
+    return int(node.name) if _constant(node) else None
+
+
+def simplify(node: Node) -> Node:
+    """Bottom-up rewriting to a fixed point."""
+    while True:
+        simpler = _rewrite(node)
+        if simpler == node:
+            return node
+        node = simpler
+
+
+def _rewrite(node: Node) -> Node:
+    if not node.children:
+        return node
+    node = Node(node.name, tuple(_rewrite(c) for c in node.children))
+    if node.type == "S" and not _uses_terminals(node):  # constant folding
+        return Node(str(interpret(node, [], 0, 0, 0)))
+    name, kids = node.name, node.children
+    a = kids[0]
+    b = kids[1] if len(kids) > 1 else None
+    na, nb = _number(a), (_number(b) if b is not None else None)
+    if name == "if_":
+        if na is not None:
+            return kids[1] if na != 0 else kids[2]
+        if kids[1] == kids[2]:
+            return kids[1]
+    if name in ("add", "or_", "xor") and nb == 0:
+        return a
+    if name in ("add", "or_", "xor") and na == 0:
+        return b
+    if name == "sub" and nb == 0:
+        return a
+    if name == "mul" and (na == 1 or nb == 1):
+        return b if na == 1 else a
+    if name in ("mul", "and_") and (na == 0 or nb == 0):
+        return Node("0")
+    if name in ("sub", "xor", "lt", "gt") and a == b:
+        return Node("0")
+    if name == "eq" and a == b:
+        return Node("1")
+    if name in ("and_", "or_") and a == b:
+        return a
+    return node
+

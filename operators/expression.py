@@ -1,0 +1,177 @@
+"""The `expression` genome kind: DEAP GP trees that score Nim moves (genetic programming).
+
+A genome is the expression as a string in DEAP's notation (`eq(xor_all(rows), 0)`),
+plain data that crosses to Ray workers and round-trips through Parquet; the
+operators turn it into a `deap.gp.PrimitiveTree` over a strongly typed
+primitive set (row vectors and numbers, see `fitness.nim.expression`), vary
+it and print it back.
+
+Operators, grouped by role, all drawing from an explicit
+`numpy.random.Generator` (DEAP's GP operators use Python's global `random`;
+each call runs under a state seeded from `rng` and restored afterwards, so
+runs replay exactly):
+
+* init: `random_expression` (ramped half-and-half, heights `init_min`..`init_max`);
+* crossover: `cx_one_point` (swap two subtrees of the same type);
+* mutation: `mut_uniform` (a subtree replaced by a new one), `mut_node_replacement`
+  (one node replaced by another of the same signature), `mut_shrink` (a subtree
+  replaced by one of its arguments), `mut_mixed` (one of the three, uniformly);
+* bloat control: a child taller than `max_height` or larger than `max_size`
+  nodes is replaced by its parent (DEAP's static limit); parsimony pressure
+  comes from the `size` objective (see `runs/nim-gp.toml`).
+"""
+
+from __future__ import annotations
+
+import random
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Callable, Iterator
+
+import numpy as np
+from deap import gp
+
+from fitness.nim.expression import PRIMITIVES, TERMINALS
+from fitness.nim.expression.language import CONSTANTS
+
+__all__ = [
+    "CROSSOVERS",
+    "MUTATIONS",
+    "cx_one_point",
+    "from_record",
+    "mut_mixed",
+    "mut_node_replacement",
+    "mut_shrink",
+    "mut_uniform",
+    "primitive_set",
+    "random_expression",
+    "to_record",
+]
+
+
+class Rows:
+    """DEAP type tag: one integer per row."""
+
+
+class Number:
+    """DEAP type tag: one integer."""
+
+
+_TYPES = {"V": Rows, "S": Number}
+
+
+@lru_cache(maxsize=1)
+def primitive_set() -> gp.PrimitiveSetTyped:
+    """The typed primitive set mirroring `fitness.nim.expression` (built once per process)."""
+    pset = gp.PrimitiveSetTyped("nim_move", [], Number)
+    for name, (args, result, _) in PRIMITIVES.items():
+        pset.addPrimitive(_placeholder, [_TYPES[a] for a in args], _TYPES[result], name=name)
+    for name, kind in TERMINALS.items():
+        pset.addTerminal(name, _TYPES[kind], name=name)
+    for value in CONSTANTS:
+        pset.addTerminal(value, Number)
+    return pset
+
+
+def _placeholder(*args):  # trees are compiled by fitness.nim.expression, never by DEAP
+    raise NotImplementedError
+
+
+@contextmanager
+def _python_random(rng: np.random.Generator) -> Iterator[None]:
+    """Python's global `random`, seeded from `rng` for one DEAP call, then restored."""
+    saved = random.getstate()
+    random.seed(int(rng.integers(2**63)))
+    try:
+        yield
+    finally:
+        random.setstate(saved)
+
+
+def _tree(expression: str) -> gp.PrimitiveTree:
+    return gp.PrimitiveTree.from_string(expression, primitive_set())
+
+
+def _within(tree: gp.PrimitiveTree, max_height: int, max_size: int) -> bool:
+    return tree.height + 1 <= max_height and len(tree) <= max_size
+
+
+# --- record ----------------------------------------------------------------
+
+def to_record(expression: str) -> str:
+    """The expression string itself (already plain and lossless)."""
+    return str(expression)
+
+
+def from_record(record: object) -> str:
+    """A logged expression, checked to parse under the primitive set."""
+    if not isinstance(record, str):
+        raise ValueError(f"an expression record is a string, got {record!r}")
+    try:
+        return str(_tree(record))
+    except (TypeError, KeyError, IndexError) as exc:
+        raise ValueError(f"not an expression of the Nim primitive set: {record!r} ({exc})") from None
+
+
+# --- init ------------------------------------------------------------------
+
+def random_expression(rng: np.random.Generator, init_min: int = 1, init_max: int = 4) -> str:
+    """Ramped half-and-half: full or grown trees of heights `init_min`..`init_max` (edges)."""
+    if not 0 <= init_min <= init_max:
+        raise ValueError(f"need 0 <= init_min <= init_max, got {init_min}, {init_max}")
+    with _python_random(rng):
+        return str(gp.PrimitiveTree(gp.genHalfAndHalf(primitive_set(), init_min, init_max)))
+
+
+# --- crossover -------------------------------------------------------------
+
+def cx_one_point(a: str, b: str, rng: np.random.Generator, max_height: int = 12,
+                 max_size: int = 80) -> tuple[str, str]:
+    """Swap a random subtree of `a` with one of the same type in `b`."""
+    first, second = _tree(a), _tree(b)
+    with _python_random(rng):
+        first, second = gp.cxOnePoint(first, second)
+    return (str(first) if _within(first, max_height, max_size) else a,
+            str(second) if _within(second, max_height, max_size) else b)
+
+
+# --- mutation --------------------------------------------------------------
+
+def mut_uniform(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80) -> str:
+    """A random subtree replaced by a new tree of height 0..2."""
+    pset = primitive_set()
+    with _python_random(rng):
+        (tree,) = gp.mutUniform(_tree(expression), lambda pset, type_: gp.genGrow(pset, 0, 2, type_), pset)
+    return str(tree) if _within(tree, max_height, max_size) else expression
+
+
+def mut_node_replacement(expression: str, rng: np.random.Generator, max_height: int = 12,
+                         max_size: int = 80) -> str:
+    """One node replaced by another primitive or terminal of the same signature."""
+    with _python_random(rng):
+        (tree,) = gp.mutNodeReplacement(_tree(expression), primitive_set())
+    return str(tree)
+
+
+def mut_shrink(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80) -> str:
+    """A random primitive replaced by one of its arguments of the same type (never grows)."""
+    with _python_random(rng):
+        (tree,) = gp.mutShrink(_tree(expression))
+    return str(tree)
+
+
+def mut_mixed(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80) -> str:
+    """One of uniform, node-replacement or shrink mutation, chosen uniformly."""
+    pick = (mut_uniform, mut_node_replacement, mut_shrink)[int(rng.integers(3))]
+    return pick(expression, rng, max_height=max_height, max_size=max_size)
+
+
+MUTATIONS: dict[str, Callable[..., str]] = {
+    "mixed": mut_mixed,
+    "uniform": mut_uniform,
+    "node-replacement": mut_node_replacement,
+    "shrink": mut_shrink,
+}
+CROSSOVERS: dict[str, Callable[..., tuple[str, str]]] = {"one-point": cx_one_point}
+DEFAULT_MUTATION = "mixed"
+DEFAULT_CROSSOVER = "one-point"
