@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 import numpy as np
 from deap import gp
 
-from fitness.nim.expression import PRIMITIVES, TERMINALS
+from fitness.nim.expression import PRIMITIVES, TERMINALS, parse, to_string
 from fitness.nim.expression.language import CONSTANTS
 
 __all__ = [
@@ -107,10 +107,7 @@ def from_record(record: object) -> str:
     """A logged expression, checked to parse under the primitive set."""
     if not isinstance(record, str):
         raise ValueError(f"an expression record is a string, got {record!r}")
-    try:
-        return str(_tree(record))
-    except (TypeError, KeyError, IndexError) as exc:
-        raise ValueError(f"not an expression of the Nim primitive set: {record!r} ({exc})") from None
+    return to_string(parse(record))  # the language's own parser: one-line errors naming the fault
 
 
 # --- init ------------------------------------------------------------------

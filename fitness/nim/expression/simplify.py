@@ -64,5 +64,13 @@ def _rewrite(node: Node) -> Node:
         return Node("1")
     if name in ("and_", "or_") and a == b:
         return a
+    if name == "mod" and (na == 0 or nb in (0, 1)):  # mod(0, x) = mod(x, 1) = mod(x, 0) = 0
+        return Node("0")
+    if name == "eq" and ((a.name in _BOOLEAN and nb is not None and nb not in (0, 1))
+                         or (b.name in _BOOLEAN and na is not None and na not in (0, 1))):
+        return Node("0")  # a comparison is 0 or 1, never another number
     return node
+
+
+_BOOLEAN = {"lt", "gt", "eq"}
 

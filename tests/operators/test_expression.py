@@ -1,0 +1,62 @@
+"""GP operators: every child is a valid, size-limited expression; runs replay exactly;
+Python's global random is left as it was."""
+
+import json
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fitness.nim.expression import parse
+from operators import expression as ops
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       steps=st.lists(st.sampled_from(["one-point", *ops.MUTATIONS]), min_size=1, max_size=40),
+       limits=st.sampled_from([(6, 20), (10, 60), (12, 80)]))
+def test_children_are_valid_expressions_within_the_limits(seed, steps, limits):
+    max_height, max_size = limits
+    rng = np.random.default_rng(seed)
+    population = [ops.random_expression(rng, 1, 3) for _ in range(4)]
+    for name in steps:
+        i, j = rng.integers(len(population), size=2)
+        if name == "one-point":
+            children = ops.cx_one_point(population[i], population[j], rng, max_height=max_height, max_size=max_size)
+        else:
+            children = [ops.MUTATIONS[name](population[i], rng, max_height=max_height, max_size=max_size)]
+        for child in children:
+            tree = parse(child)  # the fitness layer reads what the operators write
+            parents = (population[i], population[j])
+            assert child in parents or (tree.height() - 1 <= max_height and tree.size() <= max_size)
+            assert ops.from_record(json.loads(json.dumps(ops.to_record(child)))) == child
+        population[i] = children[0]
+
+
+def test_operators_replay_from_the_rng_and_leave_python_random_alone():
+    random.seed(123)
+    before = random.getstate()
+    runs = []
+    for _ in range(2):
+        rng = np.random.default_rng(9)
+        trail = [ops.random_expression(rng) for _ in range(5)]
+        trail += [ops.mut_mixed(e, rng) for e in trail] + list(ops.cx_one_point(trail[0], trail[1], rng))
+        runs.append(trail)
+    assert runs[0] == runs[1]
+    assert random.getstate() == before
+
+
+def test_records_survive_parquet_and_bad_ones_are_refused(tmp_path):
+    rng = np.random.default_rng(1)
+    expressions = [ops.random_expression(rng) for _ in range(10)]
+    pq.write_table(pa.table({"genome": pa.array([ops.to_record(e) for e in expressions], pa.string())}),
+                   tmp_path / "g.parquet")
+    back = pq.read_table(tmp_path / "g.parquet").column("genome").to_pylist()
+    assert [ops.from_record(r) for r in back] == expressions
+    for bad in ("wizard(rows)", 3, "add(1,"):
+        with pytest.raises(ValueError, match="expression"):
+            ops.from_record(bad)
