@@ -49,12 +49,25 @@ __all__ = [
 ]
 
 
-class Rows:
+class _Tag(type):
+    """Type tags with fixed hashes: DEAP's `cxOnePoint` picks a type from a *set* of
+    them, whose order would otherwise follow memory addresses and differ between
+    processes, breaking replay."""
+
+    def __hash__(cls) -> int:
+        return cls.order
+
+
+class Rows(metaclass=_Tag):
     """DEAP type tag: one integer per row."""
 
+    order = 1
 
-class Number:
+
+class Number(metaclass=_Tag):
     """DEAP type tag: one integer."""
+
+    order = 2
 
 
 _TYPES = {"V": Rows, "S": Number}

@@ -60,3 +60,16 @@ def test_records_survive_parquet_and_bad_ones_are_refused(tmp_path):
     for bad in ("wizard(rows)", 3, "add(1,"):
         with pytest.raises(ValueError, match="expression"):
             ops.from_record(bad)
+
+
+def test_crossover_replays_in_a_fresh_process():
+    """Type choices must not follow memory addresses (they differ per process)."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from operators import expression as ops; rng = np.random.default_rng(5); "
+            "pop = [ops.random_expression(rng, 2, 5) for _ in range(40)]; "
+            "print([ops.cx_one_point(pop[i], pop[-1 - i], rng) for i in range(40)])")
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={"PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)}
+    assert len(outputs) == 1

@@ -43,7 +43,7 @@ def test_a_good_spec_loads_with_defaults(tmp_path):
         (("[population]\nsize = 4", "[population]\nsize = 0"), "population.size", ">= 2"),
         (("seed = 3", "seed = 3\ncolour = 'red'"), "colour", "unknown key"),
         (("generations = 2", "generations = 'many'"), "generations", "integer"),
-        (('kind = "table"', 'kind = "tree"'), "genome.kind", "'bitstring', 'rules' or 'table'"),
+        (('kind = "table"', 'kind = "tree"'), "genome.kind", "'bitstring', 'rules', 'table' or 'expression'"),
         (("expert = 10", "wizard = 10"), "nim.opponents", "valid agents: random, expert"),
         (("expert = 10", "expert = 0"), "nim.opponents", "must be >= 1"),
         (('problem = "nim"', 'problem = "chess"'), "problem", "'nim' or 'setcover'"),
