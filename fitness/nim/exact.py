@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .distribution import MoveDistribution, kernel
+from .distribution import KERNELS, Kernel, MoveDistribution, kernel
 from .rules import Rules
 from .solver import solve
 from .space import StateSpace
@@ -41,8 +41,9 @@ _CHUNK_ENTRIES = 1 << 24
 class _Stacked:
     """The components of several players, aligned so each is one array op."""
 
-    deterministic: list[tuple[np.ndarray, np.ndarray]]  # (weights (n, size), successors (size,) or (n, size))
-    kernels: dict[str, np.ndarray]  # kernel name -> weights (n, size)
+    # Arrays are code-major, (size, n): a level's codes then gather whole rows.
+    deterministic: list[tuple[np.ndarray, np.ndarray]]  # (weights (size, n), successors (size,) or (size, n))
+    kernels: dict[str, np.ndarray]  # kernel name -> weights (size, n)
 
     @property
     def n_slots(self) -> int:
@@ -57,7 +58,7 @@ def _stack(dists: Sequence[MoveDistribution], size: int) -> _Stacked:
         j = 0
         for component, weight in zip(dist.components, dist.weights()):
             if isinstance(component.target, str):
-                kernels.setdefault(component.target, np.zeros((n, size)))[i] += weight
+                kernels.setdefault(component.target, np.zeros((size, n)))[:, i] += weight
                 continue
             if j == len(slots):
                 slots.append(([None] * n, [None] * n))
@@ -65,28 +66,56 @@ def _stack(dists: Sequence[MoveDistribution], size: int) -> _Stacked:
             j += 1
     deterministic = []
     for weights, successors in slots:
-        w = np.stack([np.zeros(size) if x is None else x for x in weights])
+        w = np.stack([np.zeros(size) if x is None else x for x in weights], axis=1)
         present = [s for s in successors if s is not None]
         if all(s is present[0] for s in present):
             succ = present[0]  # shared by every player that has it (the others weigh it 0)
         else:
-            succ = np.stack([np.zeros(size, dtype=np.int64) if s is None else s for s in successors])
+            succ = np.stack([np.zeros(size, dtype=np.int64) if s is None else s for s in successors], axis=1)
         deterministic.append((w, succ))
     return _Stacked(deterministic, kernels)
 
 
-def _expect(stacked: _Stacked, values: np.ndarray, codes: np.ndarray, board: tuple[int, ...],
-            k: int | None) -> np.ndarray:
+class _RowSums:
+    """Sums of a value array along each row's axis below every code, kept level by level.
+
+    below[r][:, c] = sum of values over the codes that differ from c only by
+    fewer objects in row r. A level's entries need only the level below, so
+    they are filled in just before that level's values are computed.
+    """
+
+    def __init__(self, values: np.ndarray, space: StateSpace) -> None:
+        self.values = values
+        self.space = space
+        self.below = np.zeros((space.n_rows, *values.shape))
+
+    def advance(self, codes: np.ndarray) -> None:
+        digits = self.space.decode(codes)
+        for r in range(self.space.n_rows):
+            c = codes[digits[:, r] > 0]
+            previous = c - self.space.radix[r]
+            self.below[r][c] = self.below[r][previous] + self.values[previous]
+
+    def expect(self, kern: Kernel, codes: np.ndarray) -> np.ndarray:
+        total = np.zeros((len(codes), self.values.shape[1]))
+        for r in range(self.space.n_rows):
+            window = self.below[r][codes] - self.below[r][kern.lowest[r, codes]]
+            total += kern.coef[r, codes][:, None] * window
+        return total
+
+
+def _expect(stacked: _Stacked, values: np.ndarray, sums: _RowSums | None, codes: np.ndarray,
+            kernels: dict[str, Kernel]) -> np.ndarray:
     """E[values(successor)] under each player's move distribution, at each of `codes`."""
-    total = np.zeros((values.shape[0], len(codes)))
+    total = np.zeros((len(codes), values.shape[1]))
     for weights, succ in stacked.deterministic:
         if succ.ndim == 1:
-            after = values[:, succ[codes]]
+            after = values[succ[codes]]
         else:
-            after = np.take_along_axis(values, succ[:, codes], axis=1)
-        total += weights[:, codes] * after
+            after = np.take_along_axis(values, succ[codes], axis=0)
+        total += weights[codes] * after
     for name, weights in stacked.kernels.items():
-        total += weights[:, codes] * kernel(name, board, k).expect(values, codes)
+        total += weights[codes] * sums.expect(kernels[name], codes)
     return total
 
 
@@ -125,20 +154,28 @@ def win_probabilities(players: Sequence[MoveDistribution], opponent: MoveDistrib
         return np.zeros(0)
     order, bounds = _levels(space.board)
     against = _stack([opponent], space.size)
-    chunk = max(1, _CHUNK_ENTRIES // (space.size * (2 + 2 * len(players[0].components))))
+    kernels = {name: kernel(name, space.board, rules.k) for name in KERNELS}
+    per_player = 2 + 2 * len(players[0].components) + 2 * space.n_rows  # arrays of `size` floats
+    chunk = max(1, _CHUNK_ENTRIES // (space.size * per_player))
     out = []
     for first in range(0, len(players), chunk):
         mine = _stack(players[first:first + chunk], space.size)
         n = len(players[first:first + chunk])
-        player_to_move = np.empty((n, space.size))
-        opponent_to_move = np.empty((n, space.size))
-        player_to_move[:, 0] = 1.0 if rules.misere else 0.0
-        opponent_to_move[:, 0] = 0.0 if rules.misere else 1.0
+        player_to_move = np.empty((space.size, n))
+        opponent_to_move = np.empty((space.size, n))
+        player_to_move[0] = 1.0 if rules.misere else 0.0
+        opponent_to_move[0] = 0.0 if rules.misere else 1.0
+        # Row sums are kept only for the values a side's kernels average over.
+        sums_o = _RowSums(opponent_to_move, space) if mine.kernels else None
+        sums_p = _RowSums(player_to_move, space) if against.kernels else None
         for lo, hi in zip(bounds[1:-1], bounds[2:]):
             codes = order[lo:hi]
-            player_to_move[:, codes] = _expect(mine, opponent_to_move, codes, space.board, rules.k)
-            opponent_to_move[:, codes] = _expect(against, player_to_move, codes, space.board, rules.k)
-        out.append(0.5 * (player_to_move[:, space.start] + opponent_to_move[:, space.start]))
+            for sums in (sums_o, sums_p):
+                if sums is not None:
+                    sums.advance(codes)
+            player_to_move[codes] = _expect(mine, opponent_to_move, sums_o, codes, kernels)
+            opponent_to_move[codes] = _expect(against, player_to_move, sums_p, codes, kernels)
+        out.append(0.5 * (player_to_move[space.start] + opponent_to_move[space.start]))
     return np.concatenate(out)
 
 
@@ -166,13 +203,17 @@ def optimal_move_rates(players: Sequence[MoveDistribution], rules: Rules) -> np.
     rates = np.zeros(len(players))
     if not codes.size:
         return rates
+    good: dict[int, np.ndarray] = {}  # per target: chance its move from each winning code loses for the mover
     for i, dist in enumerate(players):
         kept = np.zeros(len(codes))
         for component, weight in zip(dist.components, dist.weights()):
-            if isinstance(component.target, str):
-                good = kernel(component.target, space.board, rules.k).expect(lose, codes)[0]
-            else:
-                good = lose[0, component.target[codes]]
-            kept += weight[codes] * good
+            key = id(component.target)
+            if key not in good:
+                if isinstance(component.target, str):
+                    kern = kernel(component.target, space.board, rules.k)
+                    good[key] = kern.expect_all(lose, space)[0, codes]
+                else:
+                    good[key] = lose[0, component.target[codes]]
+            kept += weight[codes] * good[key]
         rates[i] = kept.mean()
     return rates
