@@ -18,7 +18,7 @@ from pathlib import Path
 __all__ = ["LOCK_NAME", "RunLock", "RunLocked"]
 
 LOCK_NAME = "run.lock"
-RESERVE_BYTES = 256 * 1024  # room for run.json's final status when the disk is full
+RESERVE_BYTES = 64 * 1024  # room for run.json's final status when the disk is full
 
 
 class RunLocked(ValueError):

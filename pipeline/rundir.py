@@ -149,6 +149,8 @@ class RunDir:
 
     def read_run(self) -> dict[str, Any]:
         """run.json, checked to hold what resume and report need (one-line errors otherwise)."""
+        if not self.path.is_dir():
+            raise FileNotFoundError(f"{self.path}: no such run directory")
         if not self.run_json.exists():
             what = "holds no run yet" if not self.has_run() else "has lost its run.json"
             raise FileNotFoundError(f"{self.path} is not a run directory (no run.json): it {what}")
