@@ -182,6 +182,13 @@ class RunDir:
                 found[int(match.group(1))] = file
         return dict(sorted(found.items()))
 
+    def stray_files(self) -> list[Path]:
+        """Files in individuals/ that are neither generations nor temp files (ignored, left alone)."""
+        if not self.individuals.is_dir():
+            return []
+        return sorted(f for f in self.individuals.iterdir()
+                      if not GENERATION_FILE.match(f.name) and not TEMP_FILE.match(f.name))
+
     def write_individuals(self, generation: int, table: pa.Table, record: dict[str, Any]) -> None:
         """Commit generation g: its individuals, with `record` (state, summary row) in the metadata."""
         record = {"run_id": self.identity.get("run_id"), "generation": generation, "rows": table.num_rows,

@@ -53,6 +53,8 @@ def recover(rundir: RunDir, run_id: str) -> Recovered:
     if removed:
         notes.append(f"removed {len(removed)} temp file(s) a crash left mid-write")
     files = rundir.generation_files()
+    for stray in rundir.stray_files():
+        notes.append(f"ignored {stray}: not a generation file (pandas.read_parquet on the folder would read it)")
     gap = next((g for g in range(len(files)) if g not in files), None)
     if gap is not None:
         raise RunDirError(f"{rundir.individuals}: generation {gap} is missing but generation {max(files)} "
@@ -109,8 +111,8 @@ def _cross_check(rundir: RunDir, run_id: str, last: int, notes: list[str]) -> No
     if not isinstance(generation, int) or isinstance(generation, bool):
         notes.append(f"{name}: no valid generation; rebuilt from the individuals files")
     elif generation > last:
-        lost = f"{last + 1}" if generation == last + 1 else f"{last + 1}-{generation}"
+        lost = f"generation {last + 1}" if generation == last + 1 else f"generations {last + 1}-{generation}"
         notes.append(f"{name}: names generation {generation}, but the log ends at {last}: "
-                     f"generation {lost} recomputed from the seeds")
+                     f"{lost} recomputed from the seeds")
     elif generation < last - 1:  # a crash leaves it at most one generation behind
         notes.append(f"{name}: names generation {generation}, behind the verified log ({last}); rebuilt")

@@ -60,7 +60,7 @@ def test_checkpoint_edited_ahead_of_the_log_recomputes_the_missing_generations(t
     edit_json(run / "checkpoint.json", generation=5)  # the log ends at 3
     code, err = resume(run, capsys, "--generations", "5")
     assert code == 0
-    assert any("generation 4" in line and "recomputed" in line for line in err)
+    assert any("generations 4-5 recomputed" in line for line in err)
     same_log(references[5], run)  # no gap: 4 and 5 recomputed exactly
 
 
@@ -147,8 +147,9 @@ def test_stray_and_temp_files_are_ignored_by_name_or_cleaned(tmp_path, reference
     (individuals / "notes.txt").write_text("mine")
     (individuals / ".gen-000003.parquet.x1y2.tmp").write_bytes(b"half")
     (run / ".checkpoint.json.a1b2.tmp").write_text("{")
-    code, _ = resume(run, capsys, "--generations", "3")
+    code, err = resume(run, capsys, "--generations", "3")
     assert code == 0
+    assert any("ignored" in line and "gen-000002.parquet.bak" in line for line in err)
     assert not list(run.rglob("*.tmp"))
     assert (individuals / "gen-000002.parquet.bak").exists() and (individuals / "notes.txt").exists()
     assert sorted(RunDir(run).generation_files()) == [0, 1, 2, 3]
