@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 __all__ = ["main", "UserError"]
@@ -47,9 +48,21 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, ValueError, FileNotFoundError) as exc:
         print(f"evo {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # disk full, read-only, permissions: the path and the cause
+        from .rundir import describe_os_error
+
+        print(f"evo {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"evo {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # anything else: still one line; EVO_DEBUG=1 shows the traceback
+        if os.environ.get("EVO_DEBUG"):
+            raise
+        from .runner import failure_reason
+
+        print(f"evo {args.command}: error: {failure_reason(exc)} (EVO_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -301,10 +301,23 @@ class Evolution:
         Files are built here, written (fsync'd, in commit order) by one writer
         thread; the next commit first waits for this one, so at most one
         generation is in flight and a crash only ever loses that one, which
-        resume regenerates identically.
+        resume regenerates identically. The individuals file is the commit
+        point: it carries the state and summary row the other files derive from.
         """
         table = self._individuals_table(state.generation, evaluated)
-        checkpoint = {
+        checkpoint = self._checkpoint(state)
+        best = self.best_payload(state)
+        rows = list(state.generation_rows)
+
+        def write() -> None:
+            self.rundir.write_individuals(state.generation, table, {"state": checkpoint, "summary": rows[-1]})
+            self.rundir.write_derived(rows, checkpoint, best)
+
+        self.flush()
+        self._pending = self._writer.submit(write)
+
+    def _checkpoint(self, state: State) -> dict[str, Any]:
+        return {
             "generation": state.generation,
             "next_id": state.next_id,
             "evaluations": state.evaluations,
@@ -314,17 +327,10 @@ class Evolution:
             "stagnant": state.stagnant,
             "elapsed_seconds": state.elapsed,
         }
-        best = self.best_payload(state)
-        rows = list(state.generation_rows)
 
-        def write() -> None:
-            self.rundir.write_individuals(state.generation, table)
-            self.rundir.write_generations(rows)
-            self.rundir.write_checkpoint(checkpoint)
-            self.rundir.write_best(best)
-
-        self.flush()
-        self._pending = self._writer.submit(write)
+    def rewrite_derived(self, state: State) -> None:
+        """On resume: generations.parquet, checkpoint.json and best.json from the restored state."""
+        self.rundir.write_derived(list(state.generation_rows), self._checkpoint(state), self.best_payload(state))
 
     def flush(self) -> None:
         """Wait until every generation handed to the writer is on disk (re-raising its error)."""
@@ -385,9 +391,9 @@ class Evolution:
         self.rundir.write_best(payload)
 
     # -- resume -------------------------------------------------------------
-    def restore(self, checkpoint: dict[str, Any]) -> State:
+    def restore(self, checkpoint: dict[str, Any], generation_rows: list[dict[str, Any]]) -> State:
+        """The state a verified checkpoint names (see verify.py), members read back from the log."""
         generation = int(checkpoint["generation"])
-        self.rundir.discard_after(generation)
         wanted = set(checkpoint["population"]) | set(checkpoint["hall_of_fame"])
         frame = self.rundir.read_individuals(range(0, generation + 1))
         # A re-evaluated survivor has a row per generation it was scored in: the last one is current.
@@ -414,7 +420,7 @@ class Evolution:
             best_primary=checkpoint["best_primary"],
             stagnant=int(checkpoint["stagnant"]),
             elapsed=float(checkpoint["elapsed_seconds"]),
-            generation_rows=self.rundir.read_generations(),
+            generation_rows=list(generation_rows),
         )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import matplotlib
@@ -91,7 +90,7 @@ def write_report(run_dir: str | Path) -> list[Path]:
     generations = pd.DataFrame(rundir.read_generations())
     if generations.empty:
         raise ValueError(f"{rundir.path}: no complete generation to report on yet")
-    best = json.loads(rundir.best_file.read_text())
+    best = rundir.read_best()
     out = rundir.report_dir
     out.mkdir(exist_ok=True)
     files = [_plot_objectives(generations, out), _plot_diversity(generations, out)]
@@ -120,7 +119,7 @@ def _summary(meta: dict, generations: pd.DataFrame, best: dict, out: Path, plots
         f"# Run {meta['run_id']}",
         "",
         f"- status: {meta.get('status')} ({meta.get('stop_reason', '-')})",
-        f"- problem: {meta['spec']['problem']}, genome: {best['kind']}, seed {meta['seed']}",
+        f"- problem: {meta['spec'].get('problem')}, genome: {best['kind']}, seed {meta['seed']}",
         f"- generations: {int(last['generation'])}, evaluations: {int(last['evaluations']):,}, "
         f"elapsed {last['elapsed_seconds']:.1f} s",
         f"- best individual: id {top['id']} (generation {top['generation']}), "

@@ -1,37 +1,91 @@
 """The run directory: every file written atomically, generation g exactly once.
 
 Layout (see DESIGN.md): run.json, individuals/gen-XXXXXX.parquet,
-generations.parquet, checkpoint.json, best.json, report/.
+generations.parquet, checkpoint.json, best.json, report/, run.lock.
 
-Commit order per generation: individuals file, generations table, then the
-checkpoint. The checkpoint names the last complete generation; on resume
-anything written after it (a crash between two renames) is discarded and
-regenerated, identically, from the seeds.
+The individuals file of generation g is its commit point: its Parquet
+metadata carries the state after g (population and hall-of-fame ids,
+counters) and g's row of generations.parquet. Everything written after it
+(generations.parquet, checkpoint.json, best.json) is derived, so a crash
+between two renames leaves a consistent prefix and resume rewrites the
+derived files from the last individuals file (see `verify.py`).
+Only exact `gen-NNNNNN.parquet` names are generations; other files are ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fitness.atomic import atomic_write_bytes
 
-__all__ = ["RunDir", "atomic_write_bytes", "atomic_write_json"]
+from .lock import LOCK_NAME, RunLock
+
+__all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error"]
+
+GENERATION_FILE = re.compile(r"^gen-(\d{6})\.parquet$")
+RECORD_KEY = b"evo"  # the generation's record in its individuals file's Parquet metadata
+TEMP_FILE = re.compile(r"^\..+\.tmp$")  # fitness.atomic's temp files, left by a crash
+
+
+class RunDirError(ValueError):
+    """A run directory that cannot be read as one (explained in one line)."""
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`path: cause` for a file-system error (disk full, read-only, permissions)."""
+    cause = exc.strerror or str(exc)
+    return f"{exc.filename}: {cause}" if exc.filename else cause
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Re-raise a file-system error with the file it was about (not a temp file's name)."""
+    try:
+        yield
+    except OSError as exc:
+        named = exc.filename is not None and not TEMP_FILE.match(Path(str(exc.filename)).name)
+        if exc.errno is None or named:
+            raise
+        raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def atomic_write_json(path: Path, payload: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(payload, indent=2, sort_keys=False) + "\n").encode())
+    with _naming(path):
+        atomic_write_bytes(path, (json.dumps(payload, indent=2, default=_jsonable) + "\n").encode())
 
 
 def _table_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content; a missing, unreadable or garbled file is named in one line."""
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError:
+        raise RunDirError(f"{path}: not a JSON text file") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RunDirError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
 
 
 class RunDir:
@@ -45,32 +99,68 @@ class RunDir:
         self.checkpoint_file = self.path / "checkpoint.json"
         self.best_file = self.path / "best.json"
         self.report_dir = self.path / "report"
+        self.lock_file = self.path / LOCK_NAME
+        self.identity: dict[str, Any] = {}  # run_id, seed, fingerprint: recorded in the checkpoint
+        self.row_counts: dict[int, int] = {}  # rows of each generation's individuals file
+
+    # -- the writer's lock --------------------------------------------------
+    def lock(self) -> RunLock:
+        """The exclusive writer lock (`with rundir.lock(): ...`); see `lock.py`."""
+        return _CheckedLock(self)
+
+    def check_writable(self) -> None:
+        """Fail now, in one line, if files cannot be created here (before Ray starts)."""
+        for folder in (self.path, self.individuals):
+            if folder.is_dir():
+                probe = folder / f".probe-{os.getpid()}.tmp"
+                with _naming(folder):
+                    probe.write_bytes(b"probe")
+                    probe.unlink()
 
     def has_run(self) -> bool:
-        return self.run_json.exists() or self.checkpoint_file.exists() or self.individuals.exists()
-
-    def create(self) -> None:
-        self.individuals.mkdir(parents=True, exist_ok=True)
+        """True if anything of a run is here (an empty individuals/ or a lock file is not)."""
+        return self.run_json.exists() or self.checkpoint_file.exists() or bool(self.generation_files())
 
     def clear(self) -> None:
-        """Remove a previous run's files (for `--force`); leaves other files alone."""
+        """Remove a previous run's files (for `--force`, under the lock); leaves other files alone."""
         for file in (self.run_json, self.generations_file, self.checkpoint_file, self.best_file):
             file.unlink(missing_ok=True)
-        if self.individuals.exists():
-            for file in self.individuals.iterdir():
-                file.unlink()
-        if self.report_dir.exists():
-            for file in self.report_dir.iterdir():
-                file.unlink()
+        for folder in (self.individuals, self.report_dir):
+            if folder.exists():
+                for file in folder.iterdir():
+                    file.unlink()
+        self.clean_temp_files()
+        self.row_counts = {}
+
+    def clean_temp_files(self) -> list[Path]:
+        """Delete temp files a crash left mid-write (only the writer, under the lock, calls this)."""
+        removed = []
+        for folder in (self.path, self.individuals):
+            if folder.is_dir():
+                for file in folder.iterdir():
+                    if TEMP_FILE.match(file.name) and file.is_file():
+                        file.unlink()
+                        removed.append(file)
+        return removed
 
     # -- run.json -----------------------------------------------------------
     def write_run(self, payload: dict[str, Any]) -> None:
         atomic_write_json(self.run_json, payload)
 
     def read_run(self) -> dict[str, Any]:
+        """run.json, checked to hold what resume and report need (one-line errors otherwise)."""
+        if not self.path.is_dir():
+            raise FileNotFoundError(f"{self.path}: no such run directory")
         if not self.run_json.exists():
-            raise FileNotFoundError(f"{self.path} is not a run directory (no run.json)")
-        return json.loads(self.run_json.read_text())
+            what = "holds no run yet" if not self.has_run() else "has lost its run.json"
+            raise FileNotFoundError(f"{self.path} is not a run directory (no run.json): it {what}")
+        payload = read_json(self.run_json)
+        if not isinstance(payload, dict):
+            raise RunDirError(f"{self.run_json}: expected a JSON object, found {type(payload).__name__}")
+        for key, kind in (("spec", dict), ("run_id", str), ("seed", int)):
+            if not isinstance(payload.get(key), kind) or isinstance(payload.get(key), bool):
+                raise RunDirError(f"{self.run_json}: no valid {key!r} entry; not a run.json written by evo run")
+        return payload
 
     def update_run(self, **changes: Any) -> None:
         payload = self.read_run()
@@ -81,44 +171,119 @@ class RunDir:
     def generation_file(self, generation: int) -> Path:
         return self.individuals / f"gen-{generation:06d}.parquet"
 
-    def write_individuals(self, generation: int, table: pa.Table) -> None:
-        atomic_write_bytes(self.generation_file(generation), _table_bytes(table))
+    def generation_files(self) -> dict[int, Path]:
+        """Generation number -> individuals file, for exact `gen-NNNNNN.parquet` names only."""
+        if not self.individuals.is_dir():
+            return {}
+        found = {}
+        for file in self.individuals.iterdir():
+            match = GENERATION_FILE.match(file.name)
+            if match:
+                found[int(match.group(1))] = file
+        return dict(sorted(found.items()))
+
+    def stray_files(self) -> list[Path]:
+        """Files in individuals/ that are neither generations nor temp files (ignored, left alone)."""
+        if not self.individuals.is_dir():
+            return []
+        return sorted(f for f in self.individuals.iterdir()
+                      if not GENERATION_FILE.match(f.name) and not TEMP_FILE.match(f.name))
+
+    def write_individuals(self, generation: int, table: pa.Table, record: dict[str, Any]) -> None:
+        """Commit generation g: its individuals, with `record` (state, summary row) in the metadata."""
+        record = {"run_id": self.identity.get("run_id"), "generation": generation, "rows": table.num_rows,
+                  **record}
+        metadata = dict(table.schema.metadata or {})
+        metadata[RECORD_KEY] = json.dumps(record, default=_jsonable).encode()
+        path = self.generation_file(generation)
+        with _naming(path):
+            atomic_write_bytes(path, _table_bytes(table.replace_schema_metadata(metadata)))
+        self.row_counts[generation] = table.num_rows
+
+    def read_record(self, generation: int) -> dict[str, Any]:
+        """The record a generation's individuals file carries (`RunDirError` if unreadable)."""
+        path = self.generation_file(generation)
+        try:
+            metadata = pq.read_metadata(path).metadata or {}
+            record = json.loads(metadata[RECORD_KEY])
+        except KeyError:
+            raise RunDirError(f"{path}: no evo record in its metadata (written by an older evo, or not "
+                              "by evo); cannot verify it") from None
+        except (OSError, pa.ArrowException, ValueError) as exc:
+            raise RunDirError(f"{path}: not a readable individuals file ({str(exc).splitlines()[0]})") from None
+        if not isinstance(record, dict):
+            raise RunDirError(f"{path}: its evo record is not a JSON object")
+        return record
+
+    def read_run_ids(self, generation: int) -> set[str]:
+        path = self.generation_file(generation)
+        try:
+            column = pq.read_table(path, columns=["run_id"]).column("run_id")
+        except (OSError, pa.ArrowException, KeyError) as exc:
+            raise RunDirError(f"{path}: not a readable individuals file ({str(exc).splitlines()[0]})") from None
+        return set(column.unique().to_pylist())
 
     def write_generations(self, rows: list[dict[str, Any]]) -> None:
-        atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows)))
+        with _naming(self.generations_file):
+            atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows)))
 
     def read_generations(self) -> list[dict[str, Any]]:
         if not self.generations_file.exists():
             return []
-        return pq.read_table(self.generations_file).to_pylist()
+        try:
+            return pq.read_table(self.generations_file).to_pylist()
+        except (pa.ArrowException, OSError) as exc:
+            raise RunDirError(f"{self.generations_file}: unreadable ({str(exc).splitlines()[0]})") from None
 
-    def write_checkpoint(self, payload: dict[str, Any]) -> None:
+    def write_checkpoint(self, state: dict[str, Any]) -> None:
+        """The state after the last generation, with what it depends on (identity, row counts)."""
+        last = int(state["generation"])
+        payload = {**self.identity, **state,
+                   "rows_per_generation": [self.row_counts.get(g) for g in range(last + 1)]}
         atomic_write_json(self.checkpoint_file, payload)
 
     def read_checkpoint(self) -> dict[str, Any] | None:
         if not self.checkpoint_file.exists():
             return None
-        return json.loads(self.checkpoint_file.read_text())
+        return read_json(self.checkpoint_file)
 
     def write_best(self, payload: dict[str, Any]) -> None:
         atomic_write_json(self.best_file, payload)
 
-    def discard_after(self, generation: int) -> None:
-        """Forget anything written for generations after the last checkpoint."""
-        if self.individuals.exists():
-            for file in self.individuals.iterdir():
-                if file.name.startswith("."):
-                    file.unlink()  # a temp file a crash left behind
-                elif file.name.startswith("gen-") and int(file.stem[4:]) > generation:
-                    file.unlink()
-        rows = [r for r in self.read_generations() if r["generation"] <= generation]
-        if self.generations_file.exists():
-            self.write_generations(rows)
+    def read_best(self) -> dict[str, Any]:
+        if not self.best_file.exists():
+            raise FileNotFoundError(f"{self.best_file}: no hall of fame yet")
+        payload = read_json(self.best_file)
+        if not isinstance(payload, dict) or not payload.get("hall_of_fame"):
+            raise RunDirError(f"{self.best_file}: no hall of fame in it")
+        return payload
+
+    def write_derived(self, rows: list[dict[str, Any]], state: dict[str, Any], best: dict[str, Any]) -> None:
+        """Everything derived from the individuals files, in order: table, checkpoint, best."""
+        self.write_generations(rows)
+        self.write_checkpoint(state)
+        self.write_best(best)
 
     def read_individuals(self, generations: range | None = None) -> pd.DataFrame:
-        files = sorted(self.individuals.glob("gen-*.parquet"))
-        if generations is not None:
-            files = [f for f in files if int(f.stem[4:]) in generations]
+        files = [f for g, f in self.generation_files().items() if generations is None or g in generations]
         if not files:
             return pd.DataFrame()
         return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
+
+
+class _CheckedLock(RunLock):
+    """The writer lock of a RunDir: a refused or failed acquisition is one line naming the path."""
+
+    def __init__(self, rundir: RunDir) -> None:
+        super().__init__(rundir.path)
+        self._rundir = rundir
+
+    def acquire(self) -> RunLock:
+        with _naming(self.path):
+            super().acquire()
+        try:
+            self._rundir.check_writable()
+        except BaseException:
+            self.release()
+            raise
+        return self

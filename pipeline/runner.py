@@ -12,11 +12,13 @@ from typing import Any, Callable
 from .evaluation import make_evaluator
 from .evolution import Evolution, Objectives
 from .kinds import make_kind
-from .rundir import RunDir
+from .lock import RunLock
+from .rundir import RunDir, describe_os_error
 from .sampling import NoiseControl
 from .spec import RunSpec, parse_spec
+from .verify import Recovered, check_identity, recover
 
-__all__ = ["RunExists", "start_run", "resume_run", "output_dir"]
+__all__ = ["RunExists", "failure_reason", "start_run", "resume_run", "output_dir"]
 
 
 class RunExists(ValueError):
@@ -65,14 +67,17 @@ class _Prepared:
                                         chunk_size=spec.execution.chunk_size)
 
 
-def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | None,
+def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
            on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
     evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
                           _run_id(spec), prepared.noise, on_generation)
     try:
-        state = evolution.restore(resume_from) if resume_from else None
+        state = None
+        if recovered is not None and recovered.state is not None:
+            state = evolution.restore(recovered.state, recovered.rows)
+            evolution.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
             on_start(spec.generations, 0 if state is None else state.generation + 1,
                      prepared.objectives.primary)
@@ -91,61 +96,101 @@ def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | No
             prepared.evaluator.close()
 
 
+def _identity(spec: RunSpec) -> dict[str, Any]:
+    return {"run_id": _run_id(spec), "seed": spec.seed, "fingerprint": spec.fingerprint()}
+
+
 def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None = None,
               on_start: Callable[[int, int, str], None] | None = None) -> Path:
-    """Start a fresh run of `spec`; refuses an existing run directory unless `force`."""
+    """Start a fresh run of `spec`; refuses an existing run directory unless `force`,
+    and always refuses one that another process is writing."""
     rundir = RunDir(output_dir(spec))
-    if rundir.has_run():
-        if not force:
-            raise RunExists(f"{rundir.path} already holds a run; use `evo resume {rundir.path}` or --force to overwrite")
-    prepared = _Prepared(spec)  # connects to Ray: fails before anything is written
-    if force:
-        rundir.clear()
-    rundir.create()
-    rundir.write_run({
-        "run_id": _run_id(spec),
-        "spec": spec.model_dump(mode="json"),
-        "seed": spec.seed,
-        "versions": _versions(),
-        "status": "running",
-        "started": _now(),
-    })
-    return _finish(prepared, rundir, None, on_generation, on_start)
+    with rundir.lock() as lock:  # checks the directory is writable, before Ray starts
+        if rundir.has_run() and not force:
+            raise RunExists(f"{rundir.path} already holds a run; use `evo resume {rundir.path}` "
+                            "or --force to overwrite")
+        prepared = _Prepared(spec)  # connects to Ray: fails before anything is written
+        try:
+            if force:
+                rundir.clear()
+            rundir.clean_temp_files()
+            rundir.identity = _identity(spec)
+            rundir.write_run({
+                **rundir.identity,
+                "spec": spec.model_dump(mode="json"),
+                "versions": _versions(),
+                "status": "running",
+                "started": _now(),
+            })
+        except BaseException:
+            prepared.evaluator.close()
+            raise
+        return _finish(prepared, rundir, lock, None, on_generation, on_start)
 
 
 def resume_run(path: str | Path, on_generation: Progress | None = None,
                on_start: Callable[[int, int, str], None] | None = None,
-               overrides: dict[str, Any] | None = None) -> Path:
-    """Continue a run from its last complete generation."""
+               overrides: dict[str, Any] | None = None,
+               on_note: Callable[[str], None] | None = None) -> Path:
+    """Continue a run from its last complete generation, after verifying its files
+    (`on_note` hears each repair made; what cannot be repaired exactly is refused)."""
     rundir = RunDir(path)
-    meta = rundir.read_run()
-    data = meta["spec"]
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            *sections, leaf = key.split(".")
-            node = data
-            for section in sections:
-                node = node.setdefault(section, {})
-            node[leaf] = value
-    spec = parse_spec(data, str(rundir.run_json))
-    prepared = _Prepared(spec)
-    if overrides:
-        rundir.update_run(spec=spec.model_dump(mode="json"))
-    checkpoint = rundir.read_checkpoint()
-    if checkpoint is None:  # killed before generation 0 was complete: start over
-        rundir.discard_after(-1)
-    rundir.update_run(status="running", resumed=_now())
-    return _finish(prepared, rundir, checkpoint, on_generation, on_start)
+    if not rundir.path.is_dir():
+        raise FileNotFoundError(f"{rundir.path}: no such run directory")
+    with rundir.lock() as lock:
+        meta = rundir.read_run()
+        data = meta["spec"]
+        for key, value in (overrides or {}).items():
+            if value is not None:
+                *sections, leaf = key.split(".")
+                node = data
+                for section in sections:
+                    node = node.setdefault(section, {})
+                node[leaf] = value
+        spec = parse_spec(data, str(rundir.run_json), resolved=True)
+        rundir.identity = _identity(spec)
+        check_identity(meta, spec, rundir.identity["run_id"], str(rundir.run_json))
+        recovered = recover(rundir, rundir.identity["run_id"])
+        for note in recovered.notes:
+            (on_note or (lambda text: None))(note)
+        prepared = _Prepared(spec)
+        try:
+            changes: dict[str, Any] = {"status": "running", "resumed": _now()}
+            if overrides:
+                changes["spec"] = spec.model_dump(mode="json")
+            rundir.update_run(**changes)
+        except BaseException:
+            prepared.evaluator.close()
+            raise
+        return _finish(prepared, rundir, lock, recovered, on_generation, on_start)
 
 
-def _finish(prepared, rundir, checkpoint, on_generation, on_start) -> Path:
+def failure_reason(exc: BaseException) -> str:
+    """One line for run.json's `error` and the CLI: a file error names its path and cause."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return describe_os_error(exc)
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recovered | None,
+            on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> Path:
     try:
-        reason = _drive(prepared, rundir, checkpoint, on_generation, on_start)
+        reason = _drive(prepared, rundir, recovered, on_generation, on_start)
     except KeyboardInterrupt:
-        rundir.update_run(status="interrupted", stopped=_now())
+        _record_stop(rundir, lock, status="interrupted", stopped=_now())
         raise
     except BaseException as exc:
-        rundir.update_run(status="failed", error=f"{type(exc).__name__}: {exc}", stopped=_now())
+        _record_stop(rundir, lock, status="failed", error=failure_reason(exc), stopped=_now())
         raise
     rundir.update_run(status="finished", stop_reason=reason, finished=_now())
     return rundir.path
+
+
+def _record_stop(rundir: RunDir, lock: RunLock, **changes: Any) -> None:
+    """Record why the run stopped; the lock's disk reserve is given back first (disk full)."""
+    lock.give_back_reserve()
+    try:
+        rundir.update_run(**changes)
+    except (OSError, ValueError):
+        pass  # the original error is what the user needs to see

@@ -6,8 +6,11 @@ A bad spec stops with one line naming the field and what is allowed, e.g.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import types
+import typing
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +25,8 @@ class SpecError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: no coercion ("10" is not 10, 1 is not true); a float field still takes an int
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Stop(_Strict):
@@ -149,6 +153,9 @@ class RunSpec(_Strict):
 
     @model_validator(mode="after")
     def _problem_matches(self) -> "RunSpec":
+        other = {"nim": "setcover", "setcover": "nim"}[self.problem]
+        if getattr(self, other) is not None:
+            raise ValueError(f"{other}: a [{other}] section does not apply to problem = {self.problem!r}")
         if "sampling" in self.model_fields_set and not (self.problem == "nim" and self.nim and self.nim.sampled()):
             raise ValueError("[sampling] applies only to Nim opponents given a number of games; "
                              "this spec samples nothing (remove the section)")
@@ -156,6 +163,9 @@ class RunSpec(_Strict):
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
             if self.genome.kind == "bitstring":
+                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules' or 'table'")
+            if self.nim.rows is not None and self.nim.standard is not None:
+                raise ValueError("nim.rows, nim.standard: give one of them, not both")
                 raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules', 'table' or 'expression'")
         if self.problem == "setcover":
             if self.setcover is None:
@@ -192,12 +202,43 @@ class RunSpec(_Strict):
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 
+# Genome keys that mean something for each kind (the rest would be ignored).
+GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
+               "table": ("kind", "columns", "feature"), "expression": ("kind",)}
+
+
+def _model_at(loc: tuple) -> type[BaseModel] | None:
+    """The spec section (model class) a validation error's location points into."""
+    model: type[BaseModel] = RunSpec
+    for key in loc[:-1]:
+        field = model.model_fields.get(str(key))
+        if field is None:
+            return None
+        options = typing.get_args(field.annotation) if isinstance(field.annotation, types.UnionType) \
+            or typing.get_origin(field.annotation) is typing.Union else (field.annotation,)
+        models = [o for o in options if isinstance(o, type) and issubclass(o, BaseModel)]
+        if not models:
+            return None
+        model = models[0]
+    return model
+
+
+def _unknown_key(loc: tuple) -> str:
+    model = _model_at(loc)
+    if model is None:
+        return "unknown key"
+    allowed = list(model.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {hint}allowed: {', '.join(allowed)}"
+
+
 def _explain(error: ValidationError, source: str) -> str:
     first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    where = ".".join(str(p) for p in first["loc"])  # empty: a rule across sections, which names its keys
     kind, ctx = first["type"], first.get("ctx", {})
     plain = {
-        "extra_forbidden": "unknown key",
+        "extra_forbidden": _unknown_key(tuple(first["loc"])) if kind == "extra_forbidden" else "",
         "missing": "required",
         "greater_than_equal": f"must be >= {ctx.get('ge')}",
         "greater_than": f"must be > {ctx.get('gt')}",
@@ -221,17 +262,32 @@ def _explain(error: ValidationError, source: str) -> str:
     shown = "" if kind in ("missing", "extra_forbidden") or isinstance(got, dict) else f" (got {got!r})"
     more = len(error.errors()) - 1
     tail = f" [+{more} more]" if more else ""
-    return f"{source}: {where}: {message}{shown}{tail}"
+    return f"{source}: {where + ': ' if where else ''}{message}{shown}{tail}"
 
 
-def parse_spec(data: dict[str, Any], source: str = "spec") -> RunSpec:
-    """Validate a spec already read as a dict (field errors become `SpecError`)."""
+def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False) -> RunSpec:
+    """Validate a spec already read as a dict (field errors become `SpecError`).
+
+    `resolved`: `data` is a spec as run.json records it, every key spelled out,
+    so keys are not checked against the genome kind (they were at the start)."""
     try:
         spec = RunSpec.model_validate(data)
     except ValidationError as exc:
         raise SpecError(_explain(exc, source)) from None
+    if not resolved:
+        _check_keys_apply(data, spec, source)
     _check_semantics(spec, source)
     return spec
+
+
+def _check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
+    """Refuse keys the chosen problem or genome kind would silently ignore."""
+    given = data.get("genome") or {}
+    allowed = GENOME_KEYS[spec.genome.kind]
+    for key in given:
+        if key not in allowed:
+            raise SpecError(f"{source}: genome.{key}: does not apply to a {spec.genome.kind!r} genome; "
+                            f"allowed: {', '.join(allowed)}")
 
 
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:

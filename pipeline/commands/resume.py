@@ -13,6 +13,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    import sys
+
     from ..rundir import RunDir
     from ..runner import resume_run
     from .run import show_run
@@ -21,6 +23,12 @@ def run(args) -> int:
     spec = rundir.read_run()["spec"]  # validated by resume_run, with the overrides
     overrides = {"generations": args.generations, "execution.workers": args.workers,
                  "execution.address": args.address}
-    workers = spec.get("execution", {}).get("workers", 0) if args.workers is None else args.workers
+    execution = spec.get("execution") if isinstance(spec.get("execution"), dict) else {}
+    workers = execution.get("workers", 0) if args.workers is None else args.workers
+
+    def note(text: str) -> None:  # each repair resume made, so none is silent
+        print(f"evo resume: repaired: {text}", file=sys.stderr)
+
     return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), workers,
-                    lambda on_generation, on_start: resume_run(rundir.path, on_generation, on_start, overrides))
+                    lambda on_generation, on_start: resume_run(rundir.path, on_generation, on_start, overrides,
+                                                               on_note=note))

@@ -5,6 +5,7 @@ Kept free of Ray so the in-process back end (tests, debugging) never imports it.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -60,6 +61,19 @@ def evaluation_seeds(run_seed: int, generation: int, n: int) -> list[int]:
         raise ValueError(f"run_seed, generation and n must be >= 0, got {run_seed}, {generation}, {n}")
     children = np.random.SeedSequence(run_seed, spawn_key=(generation,)).spawn(n)
     return [int(child.generate_state(1, np.uint64)[0] >> np.uint64(1)) for child in children]
+
+
+# The automatic chunk size is one chunk per worker, but never more genomes
+# than this: an actor holds its chunk's decoded genomes (a Nim table genome
+# tabulated on the 5-row board is ~0.14 MB), so memory stays bounded whatever
+# the population, while a chunk stays long enough (set cover: ~0.1 ms per
+# genome) for the ~1-5 ms per call to cost a few percent.
+MAX_AUTO_CHUNK = 512
+
+
+def auto_chunk_size(n: int, workers: int, chunks_per_worker: int = 1) -> int:
+    """Genomes per chunk when the spec gives none: spread over the workers, capped."""
+    return max(1, min(MAX_AUTO_CHUNK, math.ceil(n / (chunks_per_worker * max(workers, 1)))))
 
 
 def chunk_bounds(n: int, chunk_size: int) -> list[tuple[int, int]]:

@@ -14,7 +14,6 @@ depend on which actor ran what.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -26,7 +25,8 @@ from ray.exceptions import RayError, RayTaskError
 
 from fitness.tasks import build_task
 
-from .core import Evaluated, EvaluationError, Evaluator, chunk_bounds, checked_columns, one_line
+from .core import (Evaluated, EvaluationError, Evaluator, auto_chunk_size, checked_columns, chunk_bounds,
+                   one_line)
 from .transport import pack, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
@@ -129,7 +129,7 @@ class RayEvaluator(Evaluator):
             raise RuntimeError("evaluator is closed")
         if len(genomes) != len(seeds):
             raise ValueError(f"{len(genomes)} genomes but {len(seeds)} seeds")
-        size = self.chunk_size or max(1, math.ceil(len(genomes) / (CHUNKS_PER_WORKER * self.workers)))
+        size = self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = _Batch(genomes, seeds, chunk_bounds(len(genomes), size))
         failures_before = self._failures
         if self._setups:  # replacements that got ready since the last call join in from the start

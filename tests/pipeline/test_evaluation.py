@@ -187,7 +187,7 @@ def test_an_actor_killed_mid_evaluation_loses_no_work(ray_session, big_task):
 def test_exhausted_retries_raise_one_clear_line_without_hanging(ray_session):
     genomes = random_genomes(3000, BIG_LISTS, density=0.5)  # ~0.3 s: always beyond the timeout
     seeds = evaluation_seeds(5, 0, len(genomes))
-    with make_evaluator(BIG, workers=1, max_retries=2, chunk_timeout=0.05) as evaluator:
+    with make_evaluator(BIG, workers=1, chunk_size=3000, max_retries=2, chunk_timeout=0.05) as evaluator:
         start = time.monotonic()
         with pytest.raises(EvaluationError) as raised:
             evaluator.evaluate(genomes, seeds)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..canonical import TooManyStates, require_enumerable
 from ..distribution import RANDOM, MoveDistribution
 from ..rules import Rules
 from ..solver import solve
@@ -79,6 +80,14 @@ class MinimaxAgent(Agent):
     """Plays the exact solver's best move (full-depth minimax, memoised)."""
 
     deterministic = True
+
+    def __init__(self, name: str, rules: Rules) -> None:
+        super().__init__(name, rules)
+        try:  # refused here, in one line, rather than at the first move after a long wait
+            require_enumerable(rules.rows)
+        except TooManyStates as exc:
+            raise TooManyStates(f"agent {name!r}: the exact solver is too large here: {exc}; "
+                                "use 'minimax:D' (a D-ply search) or a smaller board") from None
 
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
         return solve(self.rules).best_moves(positions)
