@@ -64,6 +64,8 @@ def _rewrite(node: Node) -> Node:
         return Node("1")
     if name in ("and_", "or_") and a == b:
         return a
+    if name in ("xor_all", "sum_all", "max_all", "count") and a.name == "vand" and _number(a.children[1]) == 0:
+        return Node("0")  # a reduction of all-zero rows
     if name == "mod" and (na == 0 or nb in (0, 1)):  # mod(0, x) = mod(x, 1) = mod(x, 0) = 0
         return Node("0")
     if name == "eq" and ((a.name in _BOOLEAN and nb is not None and nb not in (0, 1))
