@@ -59,7 +59,8 @@ class _Prepared:
         self.kind = make_kind(spec, task)
         self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
-                                        chunk_size=spec.execution.chunk_size)
+                                        chunk_size=spec.execution.chunk_size,
+                                        connect_timeout=spec.execution.connect_timeout)
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | None,
