@@ -60,7 +60,8 @@ class _Prepared:
         self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
-                                        connect_timeout=spec.execution.connect_timeout)
+                                        connect_timeout=spec.execution.connect_timeout,
+                                        expected_batches=spec.generations + 1)
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, resume_from: dict[str, Any] | None,

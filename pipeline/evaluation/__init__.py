@@ -33,6 +33,7 @@ def make_evaluator(
     chunk_timeout: float | None = None,
     start_timeout: float = 120.0,
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    expected_batches: int | None = None,
     **ray_options: Any,
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
@@ -48,16 +49,33 @@ def make_evaluator(
     `chunk_timeout` seconds without a result) before `EvaluationError`.
     `start_timeout`: seconds the pool may wait for actors to be scheduled.
     `ray_options` go to the actors (`num_cpus`, `resources`, `runtime_env`, ...).
+    `expected_batches` (a run's generations): for an embedded Ray, evaluate
+    in-process and start Ray only if the rest of the run is long enough for
+    it to pay, handing over once the actors are ready (`HandoverEvaluator`).
     """
     if workers == "auto":
         return _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout,
-                           connect_timeout, ray_options)
+                           connect_timeout, expected_batches, ray_options)
     if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
         raise ValueError(
             f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
         )
     if workers == 0:
         return LocalEvaluator(task_spec)
+    if expected_batches is not None and cluster_address(address) is None and not _ray_initialized():
+        from .handover import HandoverEvaluator
+
+        cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
+
+        def start_pool() -> Evaluator:
+            from .ray_pool import RayEvaluator
+
+            return RayEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries,
+                                chunk_timeout=chunk_timeout, start_timeout=start_timeout, owns_ray=True,
+                                **ray_options)
+
+        return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
+                                 start_ray=lambda: connect(None, cpus, connect_timeout))
     started = connect(address, math.ceil(workers * ray_options.get("num_cpus", 1)), connect_timeout)
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 
@@ -73,12 +91,15 @@ def make_evaluator(
     )
 
 
+def _ray_initialized() -> bool:
+    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
+
+
 def _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout, connect_timeout,
-                ray_options) -> Evaluator:
+                expected_batches, ray_options) -> Evaluator:
     """`workers="auto"`: every CPU of the cluster joined, or of this machine for an embedded Ray."""
     per_actor = ray_options.get("num_cpus", 1)
-    joined = "ray" in sys.modules and sys.modules["ray"].is_initialized()
-    if cluster_address(address) is None and not joined:
+    if cluster_address(address) is None and not _ray_initialized():
         workers = max(1, int((os.cpu_count() or 1) // per_actor))
     else:
         connect(address, 1, connect_timeout)
@@ -86,4 +107,5 @@ def _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, star
 
         workers = max(1, int(ray.cluster_resources().get("CPU", 1) // per_actor))
     return make_evaluator(task_spec, workers, address, chunk_size, max_retries, chunk_timeout=chunk_timeout,
-                          start_timeout=start_timeout, connect_timeout=connect_timeout, **ray_options)
+                          start_timeout=start_timeout, connect_timeout=connect_timeout,
+                          expected_batches=expected_batches, **ray_options)
