@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except (UserError, ValueError, FileNotFoundError) as exc:
+    except (UserError, ValueError, FileNotFoundError, ConnectionError) as exc:
         print(f"evo {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # disk full, read-only, permissions: the path and the cause

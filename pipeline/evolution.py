@@ -234,13 +234,18 @@ class Evolution:
             stagnant = state.stagnant + 1
             record = state.best_primary
         evaluations = (0 if state is None else state.evaluations) + len(evaluated)
+        # wall_seconds counts all of the generation's work: the statistics, the
+        # table to write, and waiting for the previous generation's files.
+        row = self._generation_row(generation, population, evaluations, 0.0, 0.0, failures)
+        table = self._individuals_table(generation, evaluated)
+        self.flush()
         seconds = time.perf_counter() - started
-        row = self._generation_row(generation, population, evaluations, seconds, elapsed + seconds, failures)
+        row.update(wall_seconds=seconds, elapsed_seconds=elapsed + seconds)
         rows = ([] if state is None else state.generation_rows) + [row]
         next_id = max(m.id for m in evaluated) + 1 if state is None else state.next_id + self.spec.population.offspring
         new_state = State(generation, population, hof, next_id, evaluations, record, stagnant,
                           elapsed + seconds, rows)
-        self._commit(new_state, evaluated)
+        self._commit(new_state, table)
         self.on_generation(row)
         return new_state
 
@@ -295,16 +300,16 @@ class Evolution:
         columns["worker"] = pa.array([m.worker for m in members], pa.string())
         return pa.table(columns)
 
-    def _commit(self, state: State, evaluated: list[Member]) -> None:
+    def _commit(self, state: State, table: pa.Table) -> None:
         """Write generation g in the background while g+1 is being evaluated.
 
-        Files are built here, written (fsync'd, in commit order) by one writer
+        Files are built here (the individuals table by the caller, inside the
+        generation's timing), written (fsync'd, in commit order) by one writer
         thread; the next commit first waits for this one, so at most one
         generation is in flight and a crash only ever loses that one, which
         resume regenerates identically. The individuals file is the commit
         point: it carries the state and summary row the other files derive from.
         """
-        table = self._individuals_table(state.generation, evaluated)
         checkpoint = self._checkpoint(state)
         best = self.best_payload(state)
         rows = list(state.generation_rows)

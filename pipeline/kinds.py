@@ -59,7 +59,15 @@ class GenomeKind:
         return self.from_record(self.to_record(genome))
 
     def key(self, genome: Any) -> Any:
-        """A hashable identity of the genome (equal genomes, equal keys)."""
+        """A hashable identity of the genome (equal genomes, equal keys).
+
+        Arrays key by their bytes, bool arrays packed 8 bits to a byte: no
+        Python list per genome (a 3,619-bit genome as a list costs ~0.2 ms).
+        """
+        if isinstance(genome, np.ndarray):
+            if genome.dtype == np.bool_:
+                return genome.shape, np.packbits(genome, axis=None).tobytes()
+            return genome.shape, np.ascontiguousarray(genome, dtype=float).tobytes()
         record = self.to_record(genome)
         if isinstance(record, dict):
             return tuple(sorted(record.items()))
@@ -76,6 +84,8 @@ class GenomeKind:
         """Mean pairwise distance between genomes (0: all identical)."""
         if len(genomes) < 2:
             return 0.0
+        if isinstance(genomes[0], np.ndarray) and genomes[0].dtype == np.bool_:
+            return self.distance(np.stack(genomes).reshape(len(genomes), -1))
         return self.distance(np.asarray([self.vector(g) for g in genomes], dtype=float))
 
     def vector(self, genome: Any) -> np.ndarray:
@@ -83,10 +93,22 @@ class GenomeKind:
 
 
 def _mean_pairwise_l1(vectors: np.ndarray, scale: np.ndarray | float = 1.0) -> float:
-    v = vectors / scale
-    total = sum(np.abs(v[i] - v[i + 1:]).sum() for i in range(len(v) - 1))
-    pairs = len(v) * (len(v) - 1) / 2
-    return float(total / pairs / v.shape[1])
+    """Mean over pairs and coordinates of |a - b|, in O(n·L) (bits) or O(n·L·log n).
+
+    Bits: a coordinate where c of n genomes hold a 1 differs in c·(n - c)
+    pairs. Numbers: sorted per coordinate, x_(k) is the larger of a pair with
+    the k values below it and the smaller with the n-1-k above, so the sum of
+    |a - b| is the sum of x_(k)·(2k - n + 1).
+    """
+    n, length = vectors.shape
+    pairs = n * (n - 1) / 2
+    if vectors.dtype == np.bool_:
+        ones = np.count_nonzero(vectors, axis=0).astype(np.float64)
+        total = float(np.dot(ones, n - ones))
+    else:
+        ordered = np.sort(np.asarray(vectors, dtype=np.float64) / scale, axis=0)
+        total = float(np.arange(1 - n, n, 2, dtype=np.float64) @ ordered.sum(axis=1))
+    return total / pairs / length
 
 
 def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
@@ -129,7 +151,16 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
         distance=_mean_pairwise_l1,
     )
     kind.allowed_params = {"rate", "p", "seed_rate"}
+    kind.record_array = _bool_lists
     return kind
+
+
+def _bool_lists(genomes: list[np.ndarray]) -> pa.Array:
+    """Bool genomes as a Parquet list<bool> column built from one buffer, not a Python list per genome."""
+    lengths = np.asarray([len(g) for g in genomes], dtype=np.int32)
+    offsets = np.concatenate(([0], np.cumsum(lengths, dtype=np.int32)))
+    values = np.concatenate(genomes) if genomes else np.zeros(0, dtype=bool)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, pa.bool_()))
 
 
 def _rules_kind(spec: RunSpec, task: Any) -> GenomeKind:

@@ -64,7 +64,9 @@ class _Prepared:
                                      getattr(task, "default_weights", None))
         self.noise = NoiseControl(spec, getattr(task, "sampled", {}))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
-                                        chunk_size=spec.execution.chunk_size)
+                                        chunk_size=spec.execution.chunk_size,
+                                        connect_timeout=spec.execution.connect_timeout,
+                                        expected_batches=spec.generations + 1)
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
@@ -105,11 +107,17 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
     """Start a fresh run of `spec`; refuses an existing run directory unless `force`,
     and always refuses one that another process is writing."""
     rundir = RunDir(output_dir(spec))
+    created = not rundir.path.exists()
     with rundir.lock() as lock:  # checks the directory is writable, before Ray starts
         if rundir.has_run() and not force:
             raise RunExists(f"{rundir.path} already holds a run; use `evo resume {rundir.path}` "
                             "or --force to overwrite")
-        prepared = _Prepared(spec)  # connects to Ray: fails before anything is written
+        try:
+            prepared = _Prepared(spec)  # connects to Ray: fails before anything is written
+        except BaseException:
+            if created:  # a run that never started leaves no directory behind
+                rundir.remove_if_empty()
+            raise
         try:
             if force:
                 rundir.clear()

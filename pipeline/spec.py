@@ -130,10 +130,20 @@ class Objectives(_Strict):
 
 
 class Execution(_Strict):
-    workers: int = Field(2, ge=0, le=1024)
+    workers: int | str = Field(2, description='Ray actors; 0: in-process; "auto": one per CPU')
     address: str | None = None
+    connect_timeout: float = Field(30.0, gt=0, le=3600, description="seconds to join a cluster before giving up")
     chunk_size: int | None = Field(None, ge=1)
     output: str | None = None
+
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _workers_count_or_auto(cls, value: Any) -> int | str:
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1024):
+            return value
+        if isinstance(value, str) and value.isdigit() and int(value) <= 1024:
+            return int(value)  # from the command line
+        raise ValueError('must be "auto" or an integer from 0 to 1024')
 
 
 class RunSpec(_Strict):

@@ -28,6 +28,7 @@ class StateSpace:
         self.radix = np.concatenate(([1], np.cumprod(self.base)[:-1])).astype(np.int64)
         self.size = int(np.prod(self.base, dtype=object))
         self.start = int(np.dot(self.board, self.radix))
+        self._positions: np.ndarray | None = None
 
     @staticmethod
     @lru_cache(maxsize=64)
@@ -52,5 +53,13 @@ class StateSpace:
         return (codes // self.radix[rows]) % self.base[rows]
 
     def all_positions(self) -> np.ndarray:
-        """Every position of the space, row `c` holding the position of code `c`."""
-        return self.decode(np.arange(self.size, dtype=np.int64))
+        """Every position of the space, row `c` holding the position of code `c` (read-only).
+
+        Decoded once per space and shared: every deterministic genome of a run
+        is tabulated over the same positions (the spaces of `of` are shared too).
+        """
+        if self._positions is None:
+            positions = self.decode(np.arange(self.size, dtype=np.int64))
+            positions.flags.writeable = False
+            self._positions = positions
+        return self._positions

@@ -81,6 +81,8 @@ def _ratio_picks(instance: Instance, selected: np.ndarray, avoid: np.ndarray | N
     """The lists the ratio greedy adds to ``selected``, in the order it adds them (``avoid``: last resort)."""
     covered = instance.incidence[selected].any(axis=0)
     uncovered = instance.coverable & ~covered
+    if not uncovered.any():  # already a cover (a repaired genome): no gains to count
+        return []
     count = np.min_scalar_type(instance.N)  # gains never exceed N; narrow sums are several times faster
     if np.count_nonzero(uncovered) <= instance.N // 2:
         gain = instance.incidence_t[uncovered].sum(axis=0, dtype=count)

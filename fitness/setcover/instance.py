@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -44,8 +44,13 @@ class Instance:
 
     @classmethod
     def from_problem(cls, N: int, seed: int | None = None) -> Instance:
-        """The course instance ``problem(N, seed)``."""
-        return cls(N, problem(N, seed))  # type: ignore[arg-type]
+        """The course instance ``problem(N, seed)``, generated once per process.
+
+        The course generator takes seconds at N = 1000, and a run builds its
+        task more than once (spec check, driver, in-process evaluator); an
+        instance is immutable, so one copy is shared.
+        """
+        return _course_instance(cls, N, seed)
 
     @classmethod
     def from_incidence(cls, incidence: np.ndarray) -> Instance:
@@ -185,3 +190,8 @@ def _validated(lists: Sequence[Sequence[int]], N: int) -> tuple[tuple[tuple[int,
             raise ValueError(f"list {index} repeats an element")
         result.append(tuple(values.tolist()))
     return tuple(result), incidence
+
+
+@lru_cache(maxsize=8)
+def _course_instance(cls: type[Instance], N: int, seed: int | None) -> Instance:
+    return cls(N, problem(N, seed))  # type: ignore[arg-type]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 
+from .run import add_execution_arguments
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("resume", help="continue a run from its last complete generation")
     p.add_argument("run_dir", metavar="RUN_DIR")
     p.add_argument("--generations", type=int, default=None, help="run until this generation (extend a finished run)")
-    p.add_argument("--workers", type=int, default=None, help="Ray actors for the rest of the run")
-    p.add_argument("--address", default=None, help="'auto' or ray://host:port")
+    add_execution_arguments(p)
     p.set_defaults(handler=run)
 
 
@@ -22,7 +24,7 @@ def run(args) -> int:
     rundir = RunDir(args.run_dir)
     spec = rundir.read_run()["spec"]  # validated by resume_run, with the overrides
     overrides = {"generations": args.generations, "execution.workers": args.workers,
-                 "execution.address": args.address}
+                 "execution.address": args.address, "execution.connect_timeout": args.connect_timeout}
     execution = spec.get("execution") if isinstance(spec.get("execution"), dict) else {}
     workers = execution.get("workers", 0) if args.workers is None else args.workers
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ..display import console
 
 
@@ -10,13 +12,32 @@ def add_parser(sub) -> None:
                        description="Start an evolution run. By default an embedded local Ray is started; "
                        "--address auto joins an existing cluster (ray start --head).")
     p.add_argument("spec", metavar="SPEC", help="a run spec, e.g. runs/nim-table.toml")
-    p.add_argument("--workers", type=int, default=None, help="Ray actors (0: evaluate in-process, no Ray)")
-    p.add_argument("--address", default=None, help="'auto' or ray://host:port to use an existing cluster")
+    add_execution_arguments(p)
     p.add_argument("--generations", type=int, default=None, help="override the spec's generations")
     p.add_argument("--seed", type=int, default=None, help="override the spec's seed")
     p.add_argument("--out", default=None, help="run directory (default runs/<spec name>)")
     p.add_argument("--force", action="store_true", help="overwrite an existing run directory")
     p.set_defaults(handler=run)
+
+
+def workers_count(text: str) -> int | str:
+    """`--workers`: a number of actors, or "auto" (one per CPU)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'auto', got {text!r}") from None
+
+
+def add_execution_arguments(p) -> None:
+    """Where a run evaluates: shared by `evo run` and `evo resume`."""
+    p.add_argument("--workers", type=workers_count, default=None,
+                   help="Ray actors (0: evaluate in-process, no Ray; auto: one per CPU of the cluster or machine)")
+    p.add_argument("--address", default=None,
+                   help="an existing cluster: host:port of `ray start --head`, 'auto', or ray://host:10001")
+    p.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
+                   help="give up joining the cluster after this long (default 30)")
 
 
 def run(args) -> int:
@@ -25,6 +46,7 @@ def run(args) -> int:
     spec = load_spec(args.spec, {
         "execution.workers": args.workers,
         "execution.address": args.address,
+        "execution.connect_timeout": args.connect_timeout,
         "generations": args.generations,
         "seed": args.seed,
         "execution.output": args.out,
@@ -39,7 +61,7 @@ def execute(spec, force: bool = False) -> int:
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start))
 
 
-def show_run(name: str, target, seed: int, workers: int, run) -> int:
+def show_run(name: str, target, seed: int, workers: int | str, run) -> int:
     """Run `run(on_generation, on_start)` under a progress bar, then say where the logs are."""
     from ..progress import RunProgress
 

@@ -50,6 +50,9 @@ def test_a_good_spec_loads_with_defaults(tmp_path):
         (("standard = 3", "rows = [0, 0]"), "nim", "all rows are zero"),
         (("[execution]", "[objectives]\nweights = { win_rate_wizard = 1.0 }\n[execution]"),
          "objectives.weights", "win_rate_expert"),
+        (("workers = 0", "workers = 'many'"), "execution.workers", '"auto" or an integer from 0 to 1024'),
+        (("workers = 0", "workers = -2"), "execution.workers", '"auto" or an integer'),
+        (("workers = 0", "connect_timeout = 0"), "execution.connect_timeout", "must be > 0"),
     ],
 )
 def test_malformed_specs_name_the_field_and_what_is_allowed(tmp_path, change, field, allowed):
@@ -60,6 +63,13 @@ def test_malformed_specs_name_the_field_and_what_is_allowed(tmp_path, change, fi
     message = str(info.value)
     assert "\n" not in message
     assert field in message and allowed in message
+
+
+def test_execution_takes_auto_workers_and_a_connect_timeout(tmp_path):
+    spec = load_spec(write(tmp_path, GOOD.replace("workers = 0", "workers = 'auto'\nconnect_timeout = 5")))
+    assert spec.execution.workers == "auto" and spec.execution.connect_timeout == 5
+    assert load_spec(write(tmp_path, GOOD)).execution.connect_timeout == 30
+    assert load_spec(write(tmp_path, GOOD), {"execution.workers": "auto"}).execution.workers == "auto"
 
 
 def test_setcover_spec_with_a_missing_instance_file(tmp_path):

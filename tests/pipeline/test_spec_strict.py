@@ -30,7 +30,7 @@ workers = 0
     ("size = 4", 'size = "10"', "population.size: must be an integer (got '10')"),
     ("size = 4", "size = 4.0", "population.size: must be an integer (got 4.0)"),
     ("generations = 2", "generations = true", "generations: must be an integer (got True)"),
-    ("workers = 0", "workers = false", "execution.workers: must be an integer (got False)"),
+    ("workers = 0", "workers = false", "execution.workers: must be \"auto\" or an integer from 0 to 1024 (got False)"),
     ("standard = 3", "standard = 3\nrows = [1, 2]", "nim.rows, nim.standard: give one of them, not both"),
     ('kind = "table"', 'kind = "table"\ninit = "sparse"',
      "genome.init: does not apply to a 'table' genome; allowed: kind, columns, feature"),

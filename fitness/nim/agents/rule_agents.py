@@ -66,7 +66,7 @@ class _LazyTable:
         missing = ~self.known[codes]
         if missing.any():
             fresh = np.unique(codes[missing])
-            values = self.compute(self.space.decode(fresh))
+            values = self.compute(self.space.all_positions()[fresh])  # decoded once per board, shared
             if not self.columns:
                 self.columns = [np.zeros(self.space.size, dtype=v.dtype) for v in values]
             for column, v in zip(self.columns, values):

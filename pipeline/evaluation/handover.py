@@ -1,0 +1,97 @@
+"""An embedded Ray that never costs more than it gives: evaluate in-process, hand over when it pays.
+
+On one machine Ray takes seconds to start and stop (and its processes share
+the cores with the work), so a short run is fastest with no Ray at all. This
+evaluator scores batches in-process; once the first batch shows that the
+expected remaining evaluation is long enough (`worth_seconds`), it starts the
+embedded Ray (a few seconds, in the main thread: Ray wants it) and then the
+actor pool in a background thread, keeps evaluating in-process while the
+actors start and build the task, and hands over at the first batch after
+they are ready. Results never depend on who scored them (seeds come with the
+genomes), so the log is the same either way, except the `worker` column.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+from .core import Evaluated, Evaluator
+from .local import LocalEvaluator
+
+# Start Ray only if the remaining evaluation is expected to take longer than
+# this: Ray's start and stop cost about 5-10 s of this 2-core machine's time
+# (benchmarks/README.md, "One machine: in-process, then Ray").
+WORTH_SECONDS = 30.0
+
+
+class HandoverEvaluator(Evaluator):
+    """In-process first; a Ray actor pool (built by `start_pool`) once it is worth it and ready."""
+
+    def __init__(self, task_spec: dict, workers: int, start_pool: Callable[[], Evaluator],
+                 expected_batches: int | None, worth_seconds: float = WORTH_SECONDS,
+                 start_ray: Callable[[], None] = lambda: None) -> None:
+        self.workers = workers
+        self.local = LocalEvaluator(task_spec)
+        self.pool: Evaluator | None = None
+        self.start_error: BaseException | None = None
+        self._start_pool = start_pool
+        self._start_ray = start_ray
+        self._remaining = expected_batches
+        self._worth = worth_seconds
+        self._starter: threading.Thread | None = None
+        self._closed = False
+
+    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
+        if self._closed:
+            raise RuntimeError("evaluator is closed")
+        if self._remaining is not None:
+            self._remaining -= 1
+        if self.pool is not None:
+            return self.pool.evaluate(genomes, seeds)
+        started = time.perf_counter()
+        scored = self.local.evaluate(genomes, seeds)
+        self._maybe_start(time.perf_counter() - started)
+        return scored
+
+    def _maybe_start(self, batch_seconds: float) -> None:
+        """After a local batch: start the pool in the background if the rest of the run is long."""
+        if self._starter is not None:
+            return
+        remaining = float("inf") if self._remaining is None else self._remaining
+        if batch_seconds * remaining < self._worth:
+            return
+        try:
+            self._start_ray()  # Ray's own start wants the main thread (signal handlers)
+        except Exception as error:  # noqa: BLE001 - the run goes on in-process
+            self.start_error = error
+            self._starter = threading.Thread()  # never again
+            return
+        self._starter = threading.Thread(target=self._start, name="ray-start", daemon=True)
+        self._starter.start()
+
+    def _start(self) -> None:
+        try:
+            pool = self._start_pool()
+        except BaseException as error:  # noqa: BLE001 - the run goes on in-process
+            self.start_error = error
+            return
+        if self._closed:
+            pool.close()
+        else:
+            self.pool = pool
+
+    @property
+    def handed_over(self) -> bool:
+        return self.pool is not None
+
+    def close(self) -> None:
+        """Stop the pool (and the Ray it started) if it ever came up."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._starter is not None and self._starter.is_alive():
+            self._starter.join()  # a half-started Ray must not outlive the run
+        if self.pool is not None:
+            self.pool.close()

@@ -1,0 +1,140 @@
+"""`evo run --address` and Ray Jobs against a real `ray start --head` process, token auth on.
+
+The head runs in its own temp dir, on free loopback ports, with its own token
+file; the test stops only that process tree (by pid), never a machine-wide
+`ray stop`. Wrong addresses must fail fast, in one line, writing nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RAY = Path(sys.executable).with_name("ray")
+EVO = [sys.executable, "-m", "pipeline.cli"]
+
+
+def _free_ports(n: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+@dataclass
+class Head:
+    address: str  # host:port of the GCS
+    dashboard: str  # http://host:port, for Ray Jobs
+    env: dict[str, str]  # a driver's environment: the token file only, no auth mode
+
+
+def _processes_under(temp_dir: str) -> list[int]:
+    """Pids whose command line names this head's temp dir (its GCS, raylet, agents)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if temp_dir.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+@pytest.fixture(scope="module")
+def ray_head() -> Iterator[Head]:
+    temp_dir = tempfile.mkdtemp(prefix="evo-head-")  # short: Ray's socket paths live under it
+    token = Path(temp_dir) / "auth_token"
+    token.write_text(secrets.token_hex(16))
+    gcs, dashboard, client, agent_http, agent_grpc, metrics = _free_ports(6)
+    driver_env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    driver_env.update(RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_TOKEN_PATH=str(token))
+    head_env = {**driver_env, "RAY_AUTH_MODE": "token"}  # what `ray start` does when a token exists
+    log = open(Path(temp_dir) / "ray-start.log", "w")
+    head = subprocess.Popen(
+        [str(RAY), "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--temp-dir", temp_dir,
+         "--port", str(gcs), "--num-cpus", "2", "--dashboard-host", "127.0.0.1", "--dashboard-port", str(dashboard),
+         "--ray-client-server-port", str(client), "--dashboard-agent-listen-port", str(agent_http),
+         "--dashboard-agent-grpc-port", str(agent_grpc), "--metrics-export-port", str(metrics),
+         "--disable-usage-stats"],
+        env=head_env, stdout=log, stderr=subprocess.STDOUT, cwd=temp_dir, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while "Ray runtime started" not in (Path(temp_dir) / "ray-start.log").read_text():
+            if head.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("ray start --head did not come up:\n" + (Path(temp_dir) / "ray-start.log").read_text())
+            time.sleep(0.5)
+        yield Head(f"127.0.0.1:{gcs}", f"http://127.0.0.1:{dashboard}", driver_env)
+    finally:
+        head.send_signal(signal.SIGTERM)  # --block: it stops the processes it started
+        try:
+            head.wait(30)
+        except subprocess.TimeoutExpired:
+            head.kill()
+        time.sleep(1)
+        for pid in _processes_under(temp_dir):  # whatever did not follow its parent
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        log.close()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _evo(args: list[str], env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([*EVO, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_evo_run_joins_a_token_protected_head_by_its_address(ray_head, tmp_path):
+    out = tmp_path / "run"
+    done = _evo(["run", "runs/nim-table.toml", "--generations", "1", "--out", str(out),
+                 "--address", ray_head.address, "--workers", "auto"], ray_head.env)
+    assert done.returncode == 0, done.stderr
+    assert "auth" not in done.stderr.lower()  # no token warnings
+    workers = pd.read_parquet(out / "individuals")["worker"]
+    assert workers.str.match(r"^actor-\d+@127\.0\.0\.1/[0-9a-f]{8}$").all()
+    assert workers.nunique() == 2  # "auto": both CPUs of the head
+
+
+def test_a_ray_job_runs_evo_on_the_cluster(ray_head, tmp_path):
+    out = tmp_path / "job"
+    env = {**ray_head.env, "RAY_AUTH_MODE": "token"}  # Ray's job CLI needs the mode said
+    done = subprocess.run(
+        [str(RAY), "job", "submit", "--address", ray_head.dashboard, "--", *EVO, "run",
+         str(ROOT / "runs/nim-table.toml"), "--generations", "1", "--workers", "2", "--out", str(out)],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    workers = pd.read_parquet(out / "individuals")["worker"]
+    assert workers.str.startswith("actor-").all()  # the job's driver joined the cluster, no embedded Ray
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "nonsense:1234"])
+def test_a_wrong_address_fails_within_the_timeout_in_one_line_writing_nothing(address, tmp_path):
+    out = tmp_path / "never"
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    start = time.monotonic()
+    done = _evo(["run", "runs/nim-table.toml", "--out", str(out), "--address", address,
+                 "--connect-timeout", "10"], env, timeout=60)
+    assert time.monotonic() - start < 30
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and address in lines[0] and "ray start --head" in lines[0], done.stderr
+    assert not out.exists()
