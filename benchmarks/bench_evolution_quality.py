@@ -14,11 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +21,9 @@ import numpy as np
 from fitness.nim import agent, play
 from fitness.nim.exact import optimal_move_rates
 from fitness.nim.space import StateSpace
+from spec_runs import evolved
 from pipeline.hall_of_fame import load_agent, saved_rules
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = ["runs/nim-table.toml", "runs/nim-misere-k3.toml", "runs/nim-table-sampled.toml", "runs/nim-rules.toml"]
 
 
@@ -53,20 +48,12 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5])
     parser.add_argument("--games", type=int, default=100_000)
     args = parser.parse_args()
-    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    print(f"| spec | seed | generations | wall s | " + "vs opponents (fresh 100k games) | optimal-move rate | max gap to best.json |")
+    print("| spec | seed | generations | wall s | " + "vs opponents (fresh 100k games) | optimal-move rate | max gap to best.json |")
     print("|---|---|---|---|---|---|---|")
     for spec in args.specs:
         rows = []
         for seed in args.seeds:
-            with tempfile.TemporaryDirectory() as tmp:
-                out = Path(tmp) / "run"
-                started = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(ROOT / spec), "--workers", "0",
-                                "--seed", str(seed), "--out", str(out)], check=True, env=env, cwd=ROOT,
-                               stdout=subprocess.DEVNULL)
-                wall = time.perf_counter() - started
-                generations = json.loads((out / "checkpoint.json").read_text())["generation"]
+            with evolved(spec, seed) as (out, wall, generations):
                 figures = judge(out / "best.json", args.games)
             rows.append(figures)
             versus = ", ".join(f"{name} {value:.2%}" for name, value in figures.items()

@@ -14,11 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +21,10 @@ import numpy as np
 from fitness.nim import Rules
 from fitness.nim.exact import optimal_move_rates
 from fitness.nim.space import StateSpace
+from spec_runs import evolved
 from pipeline.hall_of_fame import load_agent
 from pipeline.report import best_expression
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = {
     "runs/nim-gp.toml": [Rules.standard(5), Rules.standard(7), Rules((2, 2, 6, 6, 13))],
     "runs/nim-gp-misere-k3.toml": [Rules.standard(5, k=3, misere=True), Rules.standard(6, k=3, misere=True)],
@@ -46,7 +41,6 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 11)))
     parser.add_argument("--specs", nargs="+", default=list(CASES))
     args = parser.parse_args()
-    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     for spec in args.specs:
         boards = CASES[spec]
         print(f"\n### {spec}\n")
@@ -54,14 +48,7 @@ def main() -> None:
         print("|---" * (len(boards) + 4) + "|")
         walls, successes = [], 0
         for seed in args.seeds:
-            with tempfile.TemporaryDirectory() as tmp:
-                out = Path(tmp) / "run"
-                started = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(ROOT / spec), "--workers", "0",
-                                "--seed", str(seed), "--out", str(out)], check=True, env=env, cwd=ROOT,
-                               stdout=subprocess.DEVNULL)
-                wall = time.perf_counter() - started
-                generations = json.loads((out / "checkpoint.json").read_text())["generation"]
+            with evolved(spec, seed) as (out, wall, generations):
                 rates = [optimal_move_rate(out / "best.json", rules) for rules in boards]
                 expression = best_expression(json.loads((out / "best.json").read_text()))
             walls.append(wall)

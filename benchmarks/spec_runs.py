@@ -1,0 +1,30 @@
+"""Running a shipped spec the way a user does, for the quality benchmarks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextmanager
+def evolved(spec: str, seed: int) -> Iterator[tuple[Path, float, int]]:
+    """`evo run SPEC --workers 0 --seed SEED` in a fresh process, into a temporary directory:
+    yields (run directory, wall seconds end to end, last generation)."""
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run"
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(ROOT / spec), "--workers", "0",
+                        "--seed", str(seed), "--out", str(out)], check=True, env=env, cwd=ROOT,
+                       stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - started
+        yield out, wall, json.loads((out / "checkpoint.json").read_text())["generation"]
