@@ -16,73 +16,18 @@ from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
-from deap import base, creator, tools
+from deap import tools
 
 from .evaluation import Evaluator, LocalEvaluator
 from .kinds import GenomeKind
+from .members import Member, Objectives, jsonable, scalar
 from .rundir import RunDir
 from .sampling import NoiseControl
 from .spec import RunSpec
 
-__all__ = ["Evolution", "Member", "Objectives"]
+__all__ = ["Evolution", "Member", "Objectives", "State"]
 
 _VARIATION_STREAM = 1
-
-
-@dataclass
-class Member:
-    """One evaluated individual (plain data plus a DEAP fitness for selection)."""
-
-    id: int
-    generation: int
-    genome: Any
-    parents: list[int]
-    origin: str
-    columns: dict[str, Any]
-    eval_seconds: float = 0.0
-    worker: str = ""
-    fitness: Any = None
-    selected: bool = False
-
-
-class Objectives:
-    """How a task's objective columns become a DEAP fitness, and the progress metric."""
-
-    def __init__(self, spec: RunSpec, names: tuple[str, ...], directions: tuple[float, ...], primary: str | None,
-                 default_weights: dict[str, float] | None = None):
-        self.mode = spec.objectives.mode
-        self.names = names
-        self.directions = dict(zip(names, directions))
-        given = spec.objectives.weights
-        if self.mode == "weighted":
-            defaults = default_weights or {n: d / len(names) for n, d in self.directions.items()}
-            self.weights = {n: (given or defaults).get(n, 0.0) for n in names}
-            self.order = names
-            deap_weights: tuple[float, ...] = (1.0,)
-            self.primary = "fitness"
-        else:
-            self.order = tuple(given) if given else names
-            deap_weights = tuple(self.directions[n] for n in self.order)
-            self.primary = primary if primary in names else self.order[0]
-        self.maximise_primary = self.primary == "fitness" or self.directions[self.primary] > 0
-        class_name = "Fitness_" + "_".join(f"{w:+g}".replace("+", "p").replace("-", "m").replace(".", "d")
-                                           for w in deap_weights)
-        if not hasattr(creator, class_name):
-            creator.create(class_name, base.Fitness, weights=deap_weights)
-        self.fitness_class = getattr(creator, class_name)
-
-    def values(self, columns: dict[str, Any]) -> tuple[float, ...]:
-        if self.mode == "weighted":
-            return (float(sum(w * float(columns[n]) for n, w in self.weights.items())),)
-        return tuple(float(columns[n]) for n in self.order)
-
-    def primary_value(self, member: Member) -> float:
-        if self.primary == "fitness":
-            return member.fitness.values[0]
-        return float(member.columns[self.primary])
-
-    def better(self, a: float, b: float) -> bool:
-        return a > b if self.maximise_primary else a < b
 
 
 @dataclass
@@ -127,7 +72,7 @@ class Evolution:
         seeds = self.noise.seeds(generation, len(members))
         result = self.evaluator.evaluate([self.kind.task_genome(m.genome) for m in members], seeds)
         for i, m in enumerate(members):
-            fresh = {name: _scalar(values[i]) for name, values in result.columns.items()}
+            fresh = {name: scalar(values[i]) for name, values in result.columns.items()}
             m.columns = self.noise.pool(m.columns, fresh) if m.columns else fresh
             m.eval_seconds = float(result.eval_seconds[i])
             m.worker = str(result.worker[i])
@@ -362,7 +307,7 @@ class Evolution:
                     "generation": m.generation,
                     "genome": self.kind.to_record(m.genome),
                     "fitness": list(m.fitness.values),
-                    "objectives": {n: _jsonable(m.columns[n]) for n in m.columns},
+                    "objectives": {n: jsonable(m.columns[n]) for n in m.columns},
                 }
                 for m in state.hall_of_fame
             ],
@@ -381,7 +326,7 @@ class Evolution:
                                         self.noise.hall_of_fame_seeds(len(members)))
         fresh = []
         for i, m in enumerate(members):
-            columns = {name: _scalar(values[i]) for name, values in result.columns.items()}
+            columns = {name: scalar(values[i]) for name, values in result.columns.items()}
             fresh.append(replace(m, columns=columns, fitness=self.objectives.fitness_class(self.objectives.values(columns))))
         if self.objectives.mode == "pareto":  # the front as the fresh figures draw it
             fresh = sorted(tools.sortNondominated(fresh, len(fresh), first_front_only=True)[0], key=lambda m: m.id)
@@ -392,7 +337,7 @@ class Evolution:
         selection = {m.id: m.columns for m in members}
         for entry, m in zip(payload["hall_of_fame"], fresh):
             entry["intervals"] = self.noise.intervals(m.columns)
-            entry["selection_objectives"] = {n: _jsonable(v) for n, v in selection[m.id].items()}
+            entry["selection_objectives"] = {n: jsonable(v) for n, v in selection[m.id].items()}
         self.rundir.write_best(payload)
 
     # -- resume -------------------------------------------------------------
@@ -407,7 +352,7 @@ class Evolution:
                 "eval_seconds", "worker"}
         members = {}
         for row in frame.to_dict("records"):
-            columns = {k: _scalar(v) for k, v in row.items() if k not in skip}
+            columns = {k: scalar(v) for k, v in row.items() if k not in skip}
             m = Member(int(row["id"]), int(row.get("born", row["generation"])), self.kind.from_record(row["genome"]),
                        [int(p) for p in row["parents"]], row["origin"], columns,
                        float(row["eval_seconds"]), row["worker"], selected=bool(row["selected"]))
@@ -427,16 +372,3 @@ class Evolution:
             elapsed=float(checkpoint["elapsed_seconds"]),
             generation_rows=list(generation_rows),
         )
-
-
-def _scalar(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _jsonable(value: Any) -> Any:
-    value = _scalar(value)
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value

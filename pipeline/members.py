@@ -1,0 +1,82 @@
+"""An evaluated individual, and how a task's objective columns become its DEAP fitness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from deap import base, creator
+
+from .spec import RunSpec
+
+__all__ = ["Member", "Objectives", "jsonable", "scalar"]
+
+
+@dataclass
+class Member:
+    """One evaluated individual (plain data plus a DEAP fitness for selection)."""
+
+    id: int
+    generation: int
+    genome: Any
+    parents: list[int]
+    origin: str
+    columns: dict[str, Any]
+    eval_seconds: float = 0.0
+    worker: str = ""
+    fitness: Any = None
+    selected: bool = False
+
+
+class Objectives:
+    """How a task's objective columns become a DEAP fitness, and the progress metric."""
+
+    def __init__(self, spec: RunSpec, names: tuple[str, ...], directions: tuple[float, ...], primary: str | None,
+                 default_weights: dict[str, float] | None = None):
+        self.mode = spec.objectives.mode
+        self.names = names
+        self.directions = dict(zip(names, directions))
+        given = spec.objectives.weights
+        if self.mode == "weighted":
+            defaults = default_weights or {n: d / len(names) for n, d in self.directions.items()}
+            self.weights = {n: (given or defaults).get(n, 0.0) for n in names}
+            self.order = names
+            deap_weights: tuple[float, ...] = (1.0,)
+            self.primary = "fitness"
+        else:
+            self.order = tuple(given) if given else names
+            deap_weights = tuple(self.directions[n] for n in self.order)
+            self.primary = primary if primary in names else self.order[0]
+        self.maximise_primary = self.primary == "fitness" or self.directions[self.primary] > 0
+        class_name = "Fitness_" + "_".join(f"{w:+g}".replace("+", "p").replace("-", "m").replace(".", "d")
+                                           for w in deap_weights)
+        if not hasattr(creator, class_name):
+            creator.create(class_name, base.Fitness, weights=deap_weights)
+        self.fitness_class = getattr(creator, class_name)
+
+    def values(self, columns: dict[str, Any]) -> tuple[float, ...]:
+        if self.mode == "weighted":
+            return (float(sum(w * float(columns[n]) for n, w in self.weights.items())),)
+        return tuple(float(columns[n]) for n in self.order)
+
+    def primary_value(self, member: Member) -> float:
+        if self.primary == "fitness":
+            return member.fitness.values[0]
+        return float(member.columns[self.primary])
+
+    def better(self, a: float, b: float) -> bool:
+        return a > b if self.maximise_primary else a < b
+
+
+def scalar(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def jsonable(value: Any) -> Any:
+    value = scalar(value)
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
