@@ -166,7 +166,8 @@ class RunSpec(_Strict):
         other = {"nim": "setcover", "setcover": "nim"}[self.problem]
         if getattr(self, other) is not None:
             raise ValueError(f"{other}: a [{other}] section does not apply to problem = {self.problem!r}")
-        if "sampling" in self.model_fields_set and not (self.problem == "nim" and self.nim and self.nim.sampled()):
+        # Compared with the defaults, not with what was written: run.json stores the resolved spec.
+        if self.sampling != Sampling() and not (self.problem == "nim" and self.nim and self.nim.sampled()):
             raise ValueError("[sampling] applies only to Nim opponents given a number of games; "
                              "this spec samples nothing (remove the section)")
         if self.problem == "nim":

@@ -13,7 +13,7 @@ from fitness.nim import agent, play
 from fitness.tasks import build_task
 from pipeline.hall_of_fame import load_agent, saved_rules
 from operators.table import from_record
-from pipeline.runner import start_run
+from pipeline.runner import resume_run, start_run
 from pipeline.spec import SpecError, load_spec
 
 SPEC = """
@@ -58,6 +58,12 @@ def test_an_exact_run_logs_exact_figures_and_never_rescores(tmp_path):
     again = build_task(spec.task_spec()).evaluate([from_record(top["genome"])], [0])
     for name, value in top["objectives"].items():
         assert value == again[name][0]
+
+
+def test_an_exact_run_resumes_from_its_resolved_spec(tmp_path):
+    _, out = run(tmp_path, "again", opponents='{ expert = "exact", random = "exact" }')
+    resume_run(out, overrides={"generations": 5})
+    assert pd.read_parquet(out / "generations.parquet")["generation"].tolist() == [0, 1, 2, 3, 4, 5]
 
 
 def test_sampled_best_json_agrees_with_a_fresh_100k_match(tmp_path):
