@@ -50,7 +50,7 @@ class Evolution:
 
     def __init__(self, spec: RunSpec, rundir: RunDir, evaluator: Evaluator, kind: GenomeKind,
                  objectives: Objectives, run_id: str, noise: NoiseControl,
-                 on_generation: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_generation: Callable[[dict[str, Any]], bool | None] | None = None) -> None:
         self.spec = spec
         self.noise = noise
         self.rundir = rundir
@@ -59,6 +59,7 @@ class Evolution:
         self.objectives = objectives
         self.run_id = run_id
         self.on_generation = on_generation or (lambda row: None)
+        self.stop_requested = False  # set when on_generation returns True
         self.hof_size = 10
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
         self._pending: Future | None = None
@@ -191,7 +192,8 @@ class Evolution:
         new_state = State(generation, population, hof, next_id, evaluations, record, stagnant,
                           elapsed + seconds, rows)
         self._commit(new_state, table)
-        self.on_generation(row)
+        if self.on_generation(dict(row)) is True:
+            self.stop_requested = True
         return new_state
 
     def should_stop(self, state: State) -> str | None:
@@ -204,6 +206,8 @@ class Evolution:
                 return "target"
         if stop.stagnation is not None and state.stagnant >= stop.stagnation:
             return "stagnation"
+        if self.stop_requested:
+            return "callback"
         return None
 
     # -- logging ------------------------------------------------------------
@@ -272,11 +276,25 @@ class Evolution:
             "next_id": state.next_id,
             "evaluations": state.evaluations,
             "population": [m.id for m in state.population],
+            "population_rank": self._ranks(state.population),
             "hall_of_fame": [m.id for m in state.hall_of_fame],
             "best_primary": state.best_primary,
             "stagnant": state.stagnant,
             "elapsed_seconds": state.elapsed,
         }
+
+    def _ranks(self, population: list[Member]) -> list[int]:
+        """Each member's rank in its population, 0 = best: by fitness (ties: older id first),
+        or for Pareto runs the non-dominated front it is on (0 = the first front)."""
+        if self.objectives.mode == "pareto":
+            fronts = tools.sortNondominated(population, len(population))
+            front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
+            return [front_of[id(m)] for m in population]
+        order = sorted(range(len(population)), key=lambda i: (population[i].fitness, -population[i].id), reverse=True)
+        ranks = [0] * len(population)
+        for rank, i in enumerate(order):
+            ranks[i] = rank
+        return ranks
 
     def rewrite_derived(self, state: State) -> None:
         """On resume: generations.parquet, checkpoint.json and best.json from the restored state."""

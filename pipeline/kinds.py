@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -20,10 +20,12 @@ import operators.bitstring as bitstring
 import operators.expression as expression_genomes
 import operators.rules as rule_genomes
 import operators.table as table_genomes
+from fitness.plugins import PluginError, resolve
 from fitness.setcover import ratio_greedy
 from operators.naming import bind, options, pick
 
-from .spec import RunSpec
+if TYPE_CHECKING:  # a type only: spec.py builds kinds to validate a spec, so no import back
+    from .spec import RunSpec
 
 __all__ = ["GenomeKind", "make_kind", "task_genome_from_record"]
 
@@ -237,6 +239,49 @@ def _expression_kind(spec: RunSpec, task: Any) -> GenomeKind:
     return kind
 
 
+# What a user-defined kind must provide; `repair`, `key`, `diversity` and `record_type` are optional.
+USER_KIND_METHODS = ("init", "crossover", "mutate", "to_record", "from_record")
+
+
+def _user_kind(spec: RunSpec, task: Any) -> GenomeKind:
+    """A kind named `module:Kind` (or an `evo.kinds` entry point), built as `Kind(options, task)`."""
+    name = spec.genome.kind
+    ops = spec.operators
+    if ops.crossover or ops.mutation or ops.params:
+        raise ValueError(f"operators.crossover, operators.mutation, operators.params: the kind {name!r} brings "
+                         "its own operators; give their settings in [genome.options]")
+    factory = resolve(name, "kind")
+    try:
+        user = factory(dict(spec.genome.options), task)
+    except Exception as exc:  # the user's kind refused its options
+        lines = str(exc).strip().splitlines()
+        raise PluginError(f"genome.kind {name!r}: {type(exc).__name__}: {lines[0] if lines else ''}") from None
+    missing = [m for m in USER_KIND_METHODS if not callable(getattr(user, m, None))]
+    if missing:
+        raise PluginError(f"genome.kind {name!r}: the kind has no {', '.join(missing)} method "
+                          f"(a kind provides {', '.join(USER_KIND_METHODS)})")
+    kind = GenomeKind(
+        name=name,
+        make=user.init,
+        mate=lambda a, b, rng: (user.crossover(a, b, rng),),
+        mutate_fn=user.mutate,
+        repair_fn=lambda g: g,
+        to_record=user.to_record,
+        from_record=user.from_record,
+        record_type=getattr(user, "record_type", None),
+        distance=lambda v: 0.0,
+    )
+    if callable(getattr(user, "repair", None)):
+        kind.repair = user.repair
+    if callable(getattr(user, "key", None)):
+        kind.key = user.key
+    if callable(getattr(user, "diversity", None)):
+        kind.diversity = user.diversity
+    else:  # the share of distinct genomes: defined for any genome
+        kind.diversity = lambda genomes: (len({kind.key(g) for g in genomes}) - 1) / max(len(genomes) - 1, 1)
+    return kind
+
+
 _BUILDERS = {"bitstring": _bitstring_kind, "rules": _rules_kind, "table": _table_kind, "expression": _expression_kind}
 _RECORDS = {"bitstring": bitstring.from_record, "rules": rule_genomes.from_record, "table": table_genomes.from_record,
             "expression": expression_genomes.from_record}
@@ -244,7 +289,7 @@ _RECORDS = {"bitstring": bitstring.from_record, "rules": rule_genomes.from_recor
 
 def make_kind(spec: RunSpec, task: Any) -> GenomeKind:
     """The adapter for the spec's genome kind, checking operator names and params."""
-    kind = _BUILDERS[spec.genome.kind](spec, task)
+    kind = _BUILDERS.get(spec.genome.kind, _user_kind)(spec, task)
     unknown = sorted(set(spec.operators.params) - kind.allowed_params)
     if unknown:
         raise ValueError(
@@ -255,5 +300,5 @@ def make_kind(spec: RunSpec, task: Any) -> GenomeKind:
 
 
 def task_genome_from_record(kind: str, record: Any) -> Any:
-    """A logged genome record back as the plain genome a task/decoder takes."""
+    """A logged genome record of a built-in kind back as the plain genome a task/decoder takes."""
     return _RECORDS[kind](record)

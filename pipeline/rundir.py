@@ -1,12 +1,13 @@
 """The run directory: every file written atomically, generation g exactly once.
 
 Layout (see DESIGN.md): run.json, individuals/gen-XXXXXX.parquet,
-generations.parquet, checkpoint.json, best.json, report/, run.lock.
+population/gen-XXXXXX.parquet, generations.parquet, checkpoint.json,
+best.json, report/, run.lock.
 
 The individuals file of generation g is its commit point: its Parquet
 metadata carries the state after g (population and hall-of-fame ids,
 counters) and g's row of generations.parquet. Everything written after it
-(generations.parquet, checkpoint.json, best.json) is derived, so a crash
+(population/, generations.parquet, checkpoint.json, best.json) is derived, so a crash
 between two renames leaves a consistent prefix and resume rewrites the
 derived files from the last individuals file (see `verify.py`).
 Only exact `gen-NNNNNN.parquet` names are generations; other files are ignored.
@@ -17,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import platform
 import re
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -30,7 +33,8 @@ from fitness.atomic import atomic_write_bytes
 
 from .lock import LOCK_NAME, RunLock
 
-__all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error"]
+__all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error", "file_metadata",
+           "package_versions"]
 
 GENERATION_FILE = re.compile(r"^gen-(\d{6})\.parquet$")
 RECORD_KEY = b"evo"  # the generation's record in its individuals file's Parquet metadata
@@ -70,10 +74,32 @@ def atomic_write_json(path: Path, payload: Any) -> None:
         atomic_write_bytes(path, (json.dumps(payload, indent=2, default=_jsonable) + "\n").encode())
 
 
-def _table_bytes(table: pa.Table) -> bytes:
+def _table_bytes(table: pa.Table, metadata: dict[bytes, bytes] | None = None) -> bytes:
+    if metadata:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
+
+
+def package_versions() -> dict[str, str]:
+    """Python and the packages a run's results depend on (recorded in run.json and every Parquet file)."""
+    out = {"python": platform.python_version()}
+    for package in ("evo-pipeline", "numpy", "deap", "ray", "pandas", "pyarrow", "pydantic"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def file_metadata(identity: dict[str, Any], versions: dict[str, str]) -> dict[bytes, bytes]:
+    """Key-value metadata every Parquet file of a run carries, so a file read on its own
+    still says which run wrote it, from which spec (fingerprint) and with which versions."""
+    fields = {"run_id": identity.get("run_id"), "spec_hash": identity.get("fingerprint"),
+              "seed": identity.get("seed"), "versions": versions}
+    return {f"evo.{key}".encode(): (value if isinstance(value, str) else json.dumps(value)).encode()
+            for key, value in fields.items() if value is not None}
 
 
 def read_json(path: Path) -> Any:
@@ -94,6 +120,7 @@ class RunDir:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.individuals = self.path / "individuals"
+        self.population_dir = self.path / "population"
         self.run_json = self.path / "run.json"
         self.generations_file = self.path / "generations.parquet"
         self.checkpoint_file = self.path / "checkpoint.json"
@@ -102,6 +129,11 @@ class RunDir:
         self.lock_file = self.path / LOCK_NAME
         self.identity: dict[str, Any] = {}  # run_id, seed, fingerprint: recorded in the checkpoint
         self.row_counts: dict[int, int] = {}  # rows of each generation's individuals file
+        self.versions: dict[str, str] = {}  # package versions, in every Parquet file's metadata
+
+    @property
+    def file_metadata(self) -> dict[bytes, bytes]:
+        return file_metadata(self.identity, self.versions)
 
     # -- the writer's lock --------------------------------------------------
     def lock(self) -> RunLock:
@@ -110,7 +142,7 @@ class RunDir:
 
     def check_writable(self) -> None:
         """Fail now, in one line, if files cannot be created here (before Ray starts)."""
-        for folder in (self.path, self.individuals):
+        for folder in (self.path, self.individuals, self.population_dir):
             if folder.is_dir():
                 probe = folder / f".probe-{os.getpid()}.tmp"
                 with _naming(folder):
@@ -120,7 +152,7 @@ class RunDir:
     def remove_if_empty(self) -> None:
         """Remove the lock file and the directory when nothing else is in it."""
         self.lock_file.unlink(missing_ok=True)
-        for folder in (self.individuals, self.path):
+        for folder in (self.individuals, self.population_dir, self.path):
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
 
@@ -132,7 +164,7 @@ class RunDir:
         """Remove a previous run's files (for `--force`, under the lock); leaves other files alone."""
         for file in (self.run_json, self.generations_file, self.checkpoint_file, self.best_file):
             file.unlink(missing_ok=True)
-        for folder in (self.individuals, self.report_dir):
+        for folder in (self.individuals, self.population_dir, self.report_dir):
             if folder.exists():
                 for file in folder.iterdir():
                     file.unlink()
@@ -142,7 +174,7 @@ class RunDir:
     def clean_temp_files(self) -> list[Path]:
         """Delete temp files a crash left mid-write (only the writer, under the lock, calls this)."""
         removed = []
-        for folder in (self.path, self.individuals):
+        for folder in (self.path, self.individuals, self.population_dir):
             if folder.is_dir():
                 for file in folder.iterdir():
                     if TEMP_FILE.match(file.name) and file.is_file():
@@ -204,8 +236,26 @@ class RunDir:
         metadata[RECORD_KEY] = json.dumps(record, default=_jsonable).encode()
         path = self.generation_file(generation)
         with _naming(path):
-            atomic_write_bytes(path, _table_bytes(table.replace_schema_metadata(metadata)))
+            atomic_write_bytes(path, _table_bytes(table.replace_schema_metadata(metadata), self.file_metadata))
         self.row_counts[generation] = table.num_rows
+
+    def population_file(self, generation: int) -> Path:
+        return self.population_dir / f"gen-{generation:06d}.parquet"
+
+    def write_population(self, generation: int, ids: list[int], ranks: list[int] | None = None) -> None:
+        """Who is alive after generation g, and each one's rank (0 = best; see Evolution._ranks).
+
+        Derived: the individuals file's record names the same ids, so a file
+        lost to a crash is rewritten on resume."""
+        table = pa.table({
+            "run_id": pa.array([self.identity.get("run_id")] * len(ids), pa.string()),
+            "generation": pa.array([generation] * len(ids), pa.int64()),
+            "id": pa.array(ids, pa.int64()),
+            "rank": pa.array(range(len(ids)) if ranks is None else ranks, pa.int64()),
+        })
+        path = self.population_file(generation)
+        with _naming(path):
+            atomic_write_bytes(path, _table_bytes(table, self.file_metadata))
 
     def read_record(self, generation: int) -> dict[str, Any]:
         """The record a generation's individuals file carries (`RunDirError` if unreadable)."""
@@ -232,7 +282,7 @@ class RunDir:
 
     def write_generations(self, rows: list[dict[str, Any]]) -> None:
         with _naming(self.generations_file):
-            atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows)))
+            atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows), self.file_metadata))
 
     def read_generations(self) -> list[dict[str, Any]]:
         if not self.generations_file.exists():
@@ -268,7 +318,8 @@ class RunDir:
         return payload
 
     def write_derived(self, rows: list[dict[str, Any]], state: dict[str, Any], best: dict[str, Any]) -> None:
-        """Everything derived from the individuals files, in order: table, checkpoint, best."""
+        """Everything derived from the individuals files, in order: population, table, checkpoint, best."""
+        self.write_population(int(state["generation"]), list(state["population"]), state.get("population_rank"))
         self.write_generations(rows)
         self.write_checkpoint(state)
         self.write_best(best)

@@ -4,8 +4,6 @@ evaluator and the evolution loop, with the status kept in run.json."""
 from __future__ import annotations
 
 import datetime as dt
-import platform
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -13,9 +11,10 @@ from .evaluation import make_evaluator
 from .evolution import Evolution, Objectives
 from .kinds import make_kind
 from .lock import RunLock
-from .rundir import RunDir, describe_os_error
+from .plugins import code_bundle
+from .rundir import RunDir, describe_os_error, package_versions
 from .sampling import NoiseControl
-from .spec import RunSpec, parse_spec
+from .spec import RunSpec, apply_overrides, parse_spec
 from .verify import Recovered, check_identity, recover
 
 __all__ = ["RunExists", "failure_reason", "start_run", "resume_run", "output_dir"]
@@ -29,16 +28,6 @@ def output_dir(spec: RunSpec) -> Path:
     return Path(spec.execution.output or Path("runs") / spec.name)
 
 
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for package in ("numpy", "deap", "ray", "pandas", "pyarrow", "pydantic"):
-        try:
-            out[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
-
-
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -47,7 +36,7 @@ def _run_id(spec: RunSpec) -> str:
     return f"{spec.name}-s{spec.seed}-{spec.fingerprint()}"
 
 
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[dict[str, Any]], bool | None]  # True: stop after this generation
 
 
 class _Prepared:
@@ -66,7 +55,8 @@ class _Prepared:
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=spec.generations + 1)
+                                        expected_batches=spec.generations + 1,
+                                        code=code_bundle(spec))  # the spec's own modules, for the workers
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
@@ -123,10 +113,11 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
                 rundir.clear()
             rundir.clean_temp_files()
             rundir.identity = _identity(spec)
+            rundir.versions = package_versions()
             rundir.write_run({
                 **rundir.identity,
                 "spec": spec.model_dump(mode="json"),
-                "versions": _versions(),
+                "versions": rundir.versions,
                 "status": "running",
                 "started": _now(),
             })
@@ -147,16 +138,9 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
         raise FileNotFoundError(f"{rundir.path}: no such run directory")
     with rundir.lock() as lock:
         meta = rundir.read_run()
-        data = meta["spec"]
-        for key, value in (overrides or {}).items():
-            if value is not None:
-                *sections, leaf = key.split(".")
-                node = data
-                for section in sections:
-                    node = node.setdefault(section, {})
-                node[leaf] = value
-        spec = parse_spec(data, str(rundir.run_json), resolved=True)
+        spec = parse_spec(apply_overrides(meta["spec"], overrides or {}), str(rundir.run_json), resolved=True)
         rundir.identity = _identity(spec)
+        rundir.versions = package_versions()
         check_identity(meta, spec, rundir.identity["run_id"], str(rundir.run_json))
         recovered = recover(rundir, rundir.identity["run_id"])
         for note in recovered.notes:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-__all__ = ["RunSpec", "SpecError", "load_spec", "parse_spec"]
+__all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
 
 class SpecError(ValueError):
@@ -48,8 +48,31 @@ class Population(_Strict):
         return self
 
 
+BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
+BUILTIN_PROBLEMS = ("nim", "setcover")
+
+
+def _builtin_or_plugin(value: str, builtin: tuple[str, ...], role: str) -> str:
+    """A built-in name, `module:Name`, or the name of an installed entry point."""
+    from fitness.plugins import entry_point_names, is_reference
+
+    if value in builtin or is_reference(value) or value in entry_point_names(role):
+        return value
+    installed = entry_point_names(role)
+    more = f"; installed: {', '.join(installed)}" if installed else ""
+    raise ValueError(f"must be one of {', '.join(map(repr, builtin))} or your own 'module:Name'{more}")
+
+
 class Genome(_Strict):
-    kind: Literal["bitstring", "rules", "table", "expression"]
+    # a built-in kind, or your own: "module:Kind" or an installed `evo.kinds` entry point
+    kind: str
+    # a user-defined kind's own settings, handed to it as a dict
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        return _builtin_or_plugin(value, BUILTIN_KINDS, "kind")
     # rules: which parameterised agent the genome configures
     agent: str = "rule-expert"
     # table: strategy columns and the row feature
@@ -135,6 +158,8 @@ class Execution(_Strict):
     connect_timeout: float = Field(30.0, gt=0, le=3600, description="seconds to join a cluster before giving up")
     chunk_size: int | None = Field(None, ge=1)
     output: str | None = None
+    code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
+                                 "(default: the spec's folder)")
 
     @field_validator("workers", mode="before")
     @classmethod
@@ -148,7 +173,14 @@ class Execution(_Strict):
 
 class RunSpec(_Strict):
     name: str = Field("run", pattern=r"^[A-Za-z0-9._-]+$")
-    problem: Literal["nim", "setcover"]
+    # "nim", "setcover", or your own: "module:Factory" or an installed `evo.problems` entry point
+    problem: str
+    problem_options: dict[str, Any] = Field(default_factory=dict, description="a user-defined problem's settings")
+
+    @field_validator("problem")
+    @classmethod
+    def _known_problem(cls, value: str) -> str:
+        return _builtin_or_plugin(value, BUILTIN_PROBLEMS, "problem")
     seed: int = Field(0, ge=0, lt=2**63)
     generations: int = Field(20, ge=0, le=1_000_000)
     stop: Stop = Field(default_factory=Stop)
@@ -161,23 +193,35 @@ class RunSpec(_Strict):
     sampling: Sampling = Field(default_factory=Sampling)
     execution: Execution = Field(default_factory=Execution)
 
+    def user_problem(self) -> bool:
+        return self.problem not in BUILTIN_PROBLEMS
+
+    def user_kind(self) -> bool:
+        return self.genome.kind not in BUILTIN_KINDS
+
     @model_validator(mode="after")
     def _problem_matches(self) -> "RunSpec":
-        other = {"nim": "setcover", "setcover": "nim"}[self.problem]
-        if getattr(self, other) is not None:
-            raise ValueError(f"{other}: a [{other}] section does not apply to problem = {self.problem!r}")
+        for section in BUILTIN_PROBLEMS:
+            if section != self.problem and getattr(self, section) is not None:
+                raise ValueError(f"{section}: a [{section}] section does not apply to problem = {self.problem!r}")
         # Compared with the defaults, not with what was written: run.json stores the resolved spec.
         if self.sampling != Sampling() and not (self.problem == "nim" and self.nim and self.nim.sampled()):
             raise ValueError("[sampling] applies only to Nim opponents given a number of games; "
                              "this spec samples nothing (remove the section)")
+        if self.problem_options and not self.user_problem():
+            raise ValueError(f"problem_options: a built-in problem takes its [{self.problem}] section instead")
+        if self.user_problem() != self.user_kind():
+            raise ValueError(
+                f"genome.kind: a user-defined problem takes a user-defined genome kind ('module:Kind'), and a "
+                f"built-in problem one of {', '.join(BUILTIN_KINDS)} (got problem {self.problem!r}, "
+                f"kind {self.genome.kind!r})")
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
             if self.genome.kind == "bitstring":
-                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules' or 'table'")
+                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules', 'table' or 'expression'")
             if self.nim.rows is not None and self.nim.standard is not None:
                 raise ValueError("nim.rows, nim.standard: give one of them, not both")
-                raise ValueError("genome.kind 'bitstring' is for setcover; Nim takes 'rules', 'table' or 'expression'")
         if self.problem == "setcover":
             if self.setcover is None:
                 raise ValueError("problem = 'setcover' needs a [setcover] section")
@@ -187,6 +231,8 @@ class RunSpec(_Strict):
 
     def task_spec(self) -> dict[str, Any]:
         """The plain dict Ray actors build the task from."""
+        if self.user_problem():
+            return {"problem": self.problem, "options": dict(self.problem_options)}
         if self.problem == "nim":
             assert self.nim is not None
             genome: dict[str, Any] = {"kind": self.genome.kind}
@@ -216,6 +262,7 @@ class RunSpec(_Strict):
 # Genome keys that mean something for each kind (the rest would be ignored).
 GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
                "table": ("kind", "columns", "feature"), "expression": ("kind",)}
+USER_KIND_KEYS = ("kind", "options")
 
 
 def _model_at(loc: tuple) -> type[BaseModel] | None:
@@ -285,6 +332,13 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
         spec = RunSpec.model_validate(data)
     except ValidationError as exc:
         raise SpecError(_explain(exc, source)) from None
+    if spec.execution.code_dir is not None:
+        from fitness.plugins import add_search_path
+
+        if Path(spec.execution.code_dir).is_dir():
+            add_search_path(spec.execution.code_dir)
+        elif not resolved:  # a recorded run whose folder moved resumes if it needs no module from it
+            raise SpecError(f"{source}: execution.code_dir: no such folder {spec.execution.code_dir!r}")
     if not resolved:
         _check_keys_apply(data, spec, source)
     _check_semantics(spec, source)
@@ -294,7 +348,7 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
 def _check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
     """Refuse keys the chosen problem or genome kind would silently ignore."""
     given = data.get("genome") or {}
-    allowed = GENOME_KEYS[spec.genome.kind]
+    allowed = GENOME_KEYS.get(spec.genome.kind, USER_KIND_KEYS)
     for key in given:
         if key not in allowed:
             raise SpecError(f"{source}: genome.{key}: does not apply to a {spec.genome.kind!r} genome; "
@@ -311,7 +365,16 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunS
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError(f"{path}: not valid TOML: {exc}") from None
     data.setdefault("name", path.stem)
-    for dotted, value in (overrides or {}).items():
+    if isinstance(data.get("execution"), dict) and isinstance(data["execution"].get("code_dir"), str):
+        data["execution"]["code_dir"] = str((path.parent / data["execution"]["code_dir"]).resolve())
+    elif isinstance(data.setdefault("execution", {}), dict):
+        data["execution"]["code_dir"] = str(path.parent.resolve())  # the spec's own modules
+    return parse_spec(apply_overrides(data, overrides or {}), str(path))
+
+
+def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """`data` with dotted keys set (`{"population.size": 20}`); None leaves a key as it is."""
+    for dotted, value in overrides.items():
         if value is None:
             continue
         node = data
@@ -319,7 +382,7 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunS
         for key in parents:
             node = node.setdefault(key, {})
         node[leaf] = value
-    return parse_spec(data, str(path))
+    return data
 
 
 def _check_semantics(spec: RunSpec, source: str) -> None:

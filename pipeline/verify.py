@@ -60,6 +60,11 @@ def recover(rundir: RunDir, run_id: str) -> Recovered:
         raise RunDirError(f"{rundir.individuals}: generation {gap} is missing but generation {max(files)} "
                           "is there; refusing to resume over a gap")
     records = [_verified_record(rundir, g, run_id) for g in files]
+    lost = [g for g, r in enumerate(records) if not rundir.population_file(g).exists()]
+    for g in lost:
+        rundir.write_population(g, list(records[g]["state"]["population"]), records[g]["state"].get("population_rank"))
+    if lost:
+        notes.append(f"rewrote {len(lost)} population file(s) from the individuals files' records")
     last = len(records) - 1
     _cross_check(rundir, run_id, last, notes)
     return Recovered(last, records[-1]["state"] if records else None, [r["summary"] for r in records], notes)

@@ -161,8 +161,11 @@ def win_probabilities(players: Sequence[MoveDistribution], opponent: MoveDistrib
     for first in range(0, len(players), chunk):
         mine = _stack(players[first:first + chunk], space.size)
         n = len(players[first:first + chunk])
-        player_to_move = np.empty((space.size, n))
-        opponent_to_move = np.empty((space.size, n))
+        # Zeros, not np.empty: a component of weight 0 may point at a code of the level being
+        # computed (rule-dict's "no rule applies" successor is the code itself), and 0 * a
+        # stale NaN would be NaN.
+        player_to_move = np.zeros((space.size, n))
+        opponent_to_move = np.zeros((space.size, n))
         player_to_move[0] = 1.0 if rules.misere else 0.0
         opponent_to_move[0] = 0.0 if rules.misere else 1.0
         # Row sums are kept only for the values a side's kernels average over.

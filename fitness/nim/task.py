@@ -13,7 +13,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tasks import register_task
 from .agents import agent
 from .agents.mixture import stack_mixtures
 from .exact import optimal_move_rates, win_probabilities
@@ -134,5 +133,3 @@ def column_name(opponent: str) -> str:
     """A column-safe name for an opponent: `sloppy:0.1` -> `sloppy_0.1`."""
     return opponent.replace(":", "_").replace("-", "_").replace("/", "_")
 
-
-register_task("nim", NimTask)

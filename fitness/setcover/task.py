@@ -6,7 +6,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tasks import register_task
 from .instance import Instance
 from .scoring import score
 
@@ -42,5 +41,3 @@ class SetCoverTask:
             "feasible": scores.feasible.astype(bool),
         }
 
-
-register_task("setcover", SetCoverTask)

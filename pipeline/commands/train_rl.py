@@ -61,7 +61,12 @@ def run(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from fitness.nim import agent, play, wilson_interval
+    import dataclasses
+    import json
+
     from fitness.nim.rl import parse_mix, save_agent, train, winning_moves, write_curve
+
+    from ..rundir import package_versions
 
     if args.episodes < 1:
         raise UserError(f"--episodes must be >= 1, got {args.episodes}")
@@ -95,7 +100,11 @@ def run(args) -> int:
         result = train(rules, mix, args.episodes, args.seed, hp, eval_every, args.eval_games, progress=progress)
 
     save_agent(out, result)
-    write_curve(curve_path, result.curve)
+    write_curve(curve_path, result.curve, {
+        "evo.method": args.method, "evo.rules": rules.describe(), "evo.seed": str(args.seed),
+        "evo.episodes": str(args.episodes), "evo.opponents": json.dumps(mix),
+        "evo.hyperparameters": json.dumps(dataclasses.asdict(hp), default=str),
+        "evo.versions": json.dumps(package_versions())})
     trained = agent(f"rl:{out}", rules)  # exactly what `evo match rl:PATH` will play
     rows = []
     for i, name in enumerate(("random", "expert")):

@@ -23,6 +23,7 @@ import numpy as np
 import ray
 from ray.exceptions import RayError, RayTaskError
 
+from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
 from .core import (Evaluated, EvaluationError, Evaluator, auto_chunk_size, checked_columns, chunk_bounds,
@@ -41,7 +42,9 @@ DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy"
 class _TaskActor:
     """Runs on a Ray worker: builds the task from its plain spec once, then scores chunks."""
 
-    def setup(self, task_spec: dict) -> tuple[str, str]:
+    def setup(self, task_spec: dict, code: bytes | None = None) -> tuple[str, str]:
+        if code is not None:  # the spec's own modules, zipped by the driver
+            install_bundle(code)
         self.task = build_task(task_spec)
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
@@ -95,6 +98,7 @@ class RayEvaluator(Evaluator):
         chunk_timeout: float | None = None,
         start_timeout: float = 120.0,
         owns_ray: bool = False,
+        code: bytes | None = None,
         **actor_options: Any,
     ) -> None:
         self.workers = workers
@@ -103,6 +107,7 @@ class RayEvaluator(Evaluator):
         self.chunk_timeout = chunk_timeout
         self.start_timeout = start_timeout
         self._task_spec = dict(task_spec)
+        self._code = None if code is None else ray.put(code)  # one copy in the object store, not one per actor
         self._owns_ray = owns_ray
         self._actor_options = {**DEFAULT_ACTOR_OPTIONS, **actor_options}
         self._remote = ray.remote(_TaskActor).options(**self._actor_options)
@@ -168,7 +173,7 @@ class RayEvaluator(Evaluator):
         self._numbers += 1
         actor = _Actor(self._remote.remote(), self._numbers, time.monotonic(), start_failures)
         self._pool.append(actor)
-        self._setups[actor.handle.setup.remote(self._task_spec)] = actor
+        self._setups[actor.handle.setup.remote(self._task_spec, self._code)] = actor
 
     def _replace(self, actor: _Actor, cause: str) -> None:
         """Kill `actor` (it may be alive but stuck) and start a successor."""

@@ -160,3 +160,22 @@ def test_agents_without_a_distribution_and_boards_too_large_are_refused():
         NimTask({**base, "rows": [9] * 8, "opponents": {"expert": "exact"}})
     sampled = NimTask({**base, "opponents": {"fixed-rules": 10}})  # sampling works with any agent
     assert sampled.sampled == {"win_rate_fixed_rules": ("wins_fixed_rules", "games_fixed_rules")}
+
+
+@pytest.mark.parametrize("rows, misere", [((4, 4, 3), True), ((1, 3, 5), False), ((2, 5), True)])
+def test_weightless_self_successors_never_turn_fresh_memory_into_nan(monkeypatch, rows, misere):
+    """rule-dict's deterministic component points at the code itself where no rule applies
+    (weight 0 there); whatever fresh arrays hold, the result must stay exact."""
+    rules = Rules(rows=rows, misere=misere)
+    space = StateSpace.of(rules.rows)
+    players = [agent("rule-dict", rules).distribution(space)]
+    opponent = agent("random", rules).distribution(space)
+    clean = win_probabilities(players, opponent, rules)
+    real_empty = np.empty
+    monkeypatch.setattr(np, "empty", lambda shape, *a, **k: np.full(shape, np.nan, *a, **k))
+    poisoned = win_probabilities(players, opponent, rules)
+    monkeypatch.setattr(np, "empty", real_empty)
+    assert np.isfinite(poisoned).all()
+    np.testing.assert_allclose(poisoned, clean, atol=1e-12)
+    expected = oracle_win_probability("rule-dict", "random", rules)
+    np.testing.assert_allclose(clean, [expected], atol=1e-12)

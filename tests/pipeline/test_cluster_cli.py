@@ -126,6 +126,19 @@ def test_a_ray_job_runs_evo_on_the_cluster(ray_head, tmp_path):
     assert workers.str.startswith("actor-").all()  # the job's driver joined the cluster, no embedded Ray
 
 
+def test_a_user_problem_from_a_folder_outside_the_checkout_reaches_the_cluster(ray_head, tmp_path):
+    """The driver runs from the checkout; the head's workers never saw the spec's folder:
+    only the code evo ships with the task can make them import knapsack.py."""
+    folder = tmp_path / "user-knapsack"
+    shutil.copytree(ROOT / "examples" / "knapsack", folder, ignore=shutil.ignore_patterns("runs", "__pycache__"))
+    out = tmp_path / "run"
+    done = _evo(["run", str(folder / "knapsack.toml"), "--generations", "2", "--out", str(out),
+                 "--address", ray_head.address, "--workers", "2"], ray_head.env)
+    assert done.returncode == 0, done.stderr
+    frame = pd.read_parquet(out / "individuals")
+    assert frame["worker"].str.startswith("actor-").all() and (frame["value"] > 0).all()
+
+
 @pytest.mark.parametrize("address", ["127.0.0.1:1", "nonsense:1234"])
 def test_a_wrong_address_fails_within_the_timeout_in_one_line_writing_nothing(address, tmp_path):
     out = tmp_path / "never"

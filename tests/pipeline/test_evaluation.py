@@ -213,5 +213,5 @@ def test_a_task_error_is_raised_at_once_with_its_message_on_both_back_ends(ray_s
 
 
 def test_a_broken_task_spec_fails_the_pool_start_with_its_message(ray_session):
-    with pytest.raises(EvaluationError, match=r"building the task on actor-\d+: ValueError: unknown problem 'nope'"):
+    with pytest.raises(EvaluationError, match=r"building the task on actor-\d+: PluginError: problem 'nope': not a built-in problem"):
         make_evaluator({"problem": "nope"}, workers=1)

@@ -36,6 +36,12 @@ def test_train_save_curve_table_then_match_through_the_registry(tmp_path, capsys
     for column in ("win_rate_random", "win_rate_expert", "epsilon", "alpha", "states_known"):
         assert column in curve
     assert curve["epsilon"].is_monotonic_decreasing
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_metadata(tmp_path / "tiny.curve.parquet").metadata
+    assert metadata[b"evo.method"] == b"mc" and metadata[b"evo.seed"] == b"4"
+    assert json.loads(metadata[b"evo.opponents"]) == {"random": 0.5, "self": 0.5}
+    assert json.loads(metadata[b"evo.hyperparameters"])["method"] == "mc"
 
     code, stdout, err = run_cli(["match", f"rl:{out}", "expert", "--board", "1,2,3", "--misere",
                                  "--games", "100"], capsys)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ...plugins import PluginError, entry_point_names, is_reference, resolve
 from ..rules import Rules
 from .base import Agent, CodedPolicy, IllegalMoveError, Moves
 from .basic import ExpertAgent, MinimaxAgent, RandomAgent, SloppyAgent
@@ -64,8 +65,27 @@ def agent(name: str, rules: Rules) -> Agent:
     kind, sep, param = name.partition(":")
     entry = _REGISTRY.get(kind)
     if entry is None:
-        raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(agent_names())}")
+        if is_reference(name) or name in entry_point_names("agent"):
+            return _user_agent(name, rules)
+        raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(agent_names())}, "
+                         "or your own as 'module:name'")
     return entry.factory(name, rules, param if sep else None)
+
+
+def _user_agent(name: str, rules: Rules) -> Agent:
+    """An agent of the user's: `module:attribute` naming an Agent subclass (built as
+    `cls(name, rules)`) or a function `f(rules)` returning an Agent."""
+    target = resolve(name, "agent")
+    try:
+        built = target(name, rules) if isinstance(target, type) and issubclass(target, Agent) else target(rules)
+    except Exception as exc:
+        lines = str(exc).strip().splitlines()
+        raise PluginError(f"agent {name!r}: {type(exc).__name__}: {lines[0] if lines else ''}") from None
+    if not isinstance(built, Agent):
+        raise PluginError(f"agent {name!r}: gave a {type(built).__name__}, not a fitness.nim.Agent")
+    if built.rules != rules:
+        raise PluginError(f"agent {name!r}: plays {built.rules.describe()}, not {rules.describe()}")
+    return built
 
 
 def no_param_factory(cls: type[Agent]) -> Factory:
@@ -114,4 +134,14 @@ register("fixed-rules", no_param_factory(FixedRulesAgent), help="seed 000's fixe
 
 # Parameterised agents and the `rules`/`table` genome decoders register themselves.
 from . import expression, mixture, rule_agents  # noqa: E402,F401
-from ..rl import registration as _rl_registration  # noqa: E402,F401  (registers "rl:PATH")
+
+
+def _rl(name: str, rules: Rules, param: str | None) -> Agent:
+    if not param:
+        raise ValueError(f"agent {name!r}: write rl:PATH, the file saved by `evo train-rl`")
+    from ..rl.storage import load_agent  # on use: the RL package imports these agents itself
+
+    return load_agent(param, rules, name=name)
+
+
+register("rl", _rl, usage="rl:PATH", help="a reinforcement-learning agent saved by `evo train-rl`")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from ...atomic import atomic_write_bytes
@@ -10,10 +9,16 @@ from ...atomic import atomic_write_bytes
 __all__ = ["write_curve"]
 
 
-def write_curve(path: str | Path, rows: list[dict]) -> Path:
-    """Write the curve rows (episode, win rates, epsilon, alpha, states known, ...) atomically."""
-    import pandas as pd  # heavy: only when a curve is written
+def write_curve(path: str | Path, rows: list[dict], metadata: dict[str, str] | None = None) -> Path:
+    """Write the curve rows (episode, win rates, epsilon, alpha, states known, ...) atomically,
+    with `metadata` (how it was trained) as the file's key-value metadata."""
+    import pyarrow as pa  # heavy: only when a curve is written
+    import pyarrow.parquet as pq
 
-    buffer = io.BytesIO()
-    pd.DataFrame(rows).to_parquet(buffer, index=False)
-    return atomic_write_bytes(path, buffer.getvalue())
+    table = pa.Table.from_pylist(rows)
+    if metadata:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               **{k.encode(): v.encode() for k, v in metadata.items()}})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return atomic_write_bytes(path, sink.getvalue().to_pybytes())

@@ -1,0 +1,228 @@
+"""The Python API: start, resume and read runs from a script or a notebook.
+
+    import pipeline
+    run = pipeline.run("runs/nim-table.toml", generations=10, workers=0)
+    run.generations()           # one row per generation (generations.parquet)
+    run.population(5)           # the members alive after generation 5
+    run.best(3)                 # the hall of fame, best first
+
+Library calls raise exceptions (`SpecError`, `RunExists`, `FileNotFoundError`,
+...) where the CLI prints one line; their messages are the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from .rundir import RunDir
+from .spec import RunSpec, apply_overrides, load_spec, parse_spec
+
+__all__ = ["Run", "run", "resume", "open_run", "load_agent", "OnGeneration"]
+
+# Called after each generation with its row of generations.parquet; returning True stops
+# the run there (run.json: status "finished", stop_reason "callback"; `resume` goes on).
+OnGeneration = Callable[[dict[str, Any]], "bool | None"]
+
+# Keyword shortcuts for the execution section (everything else: a spec key, `__` for a dot).
+_SHORTCUTS = {"workers": "execution.workers", "address": "execution.address", "out": "execution.output",
+              "output": "execution.output", "chunk_size": "execution.chunk_size",
+              "connect_timeout": "execution.connect_timeout"}
+
+
+def _dotted(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """`population__size=20` -> {"population.size": 20}; `workers=0` -> {"execution.workers": 0}."""
+    return {_SHORTCUTS.get(key, key.replace("__", ".")): value for key, value in overrides.items()}
+
+
+def _as_spec(spec: str | Path | Mapping[str, Any] | RunSpec, overrides: Mapping[str, Any]) -> RunSpec:
+    dotted = _dotted(overrides)
+    if isinstance(spec, RunSpec):
+        return parse_spec(apply_overrides(spec.model_dump(mode="json"), dotted), f"spec {spec.name!r}",
+                          resolved=True)
+    if isinstance(spec, Mapping):
+        copy = json.loads(json.dumps(dict(spec)))  # the caller's dict is left alone
+        return parse_spec(apply_overrides(copy, dotted), "spec")
+    if isinstance(spec, (str, Path)):
+        return load_spec(spec, dotted)
+    raise TypeError(f"spec: expected a path to a TOML spec, a dict or a RunSpec, not {type(spec).__name__}")
+
+
+def run(spec: str | Path | Mapping[str, Any] | RunSpec, *, on_generation: OnGeneration | None = None,
+        force: bool = False, progress: bool = False, **overrides: Any) -> "Run":
+    """Run a spec (TOML path, dict or RunSpec) to its end and return the finished run.
+
+    `overrides` set spec keys: `generations=10`, `seed=3`, `workers=0`,
+    `out="runs/x"`, `population__size=20` (a double underscore for a dot).
+    `progress=True` shows the CLI's progress bar.
+    """
+    from .runner import start_run
+
+    resolved = _as_spec(spec, overrides)
+    with _callbacks(on_generation, progress) as (callback, on_start):
+        path = start_run(resolved, force=force, on_generation=callback, on_start=on_start)
+    return Run(path)
+
+
+def resume(path: str | Path, *, on_generation: OnGeneration | None = None, progress: bool = False,
+           generations: int | None = None, workers: int | str | None = None, address: str | None = None) -> "Run":
+    """Continue a stopped, killed or finished run (`generations` extends it) and return it."""
+    from .runner import resume_run
+
+    overrides = {"generations": generations, "execution.workers": workers, "execution.address": address}
+    with _callbacks(on_generation, progress) as (callback, on_start):
+        done = resume_run(path, on_generation=callback, on_start=on_start, overrides=overrides)
+    return Run(done)
+
+
+@contextlib.contextmanager
+def _callbacks(on_generation: OnGeneration | None, progress: bool) -> Iterator[tuple[Callable, Callable | None]]:
+    """The runner's callbacks: the user's, behind the progress bar if one is asked for."""
+    with contextlib.ExitStack() as stack:
+        bar = None
+        if progress:
+            from .progress import RunProgress
+
+            bar = stack.enter_context(RunProgress())
+
+        def callback(row: dict[str, Any]) -> bool | None:
+            if bar is not None:
+                bar.on_generation(row)
+            return on_generation(row) if on_generation is not None else None
+
+        yield callback, (bar.on_start if bar is not None else None)
+
+
+def open_run(path: str | Path) -> "Run":
+    """A run directory to read (finished, running or stopped)."""
+    return Run(path)
+
+
+def load_agent(path: str | Path, rules: Any = None, rank: int = 0) -> Any:
+    """The `rank`-th agent of a Nim run's hall of fame (best.json, or its run directory).
+
+    `rules`: a `fitness.nim.Rules` to play under; default, the board it was evolved on."""
+    from .hall_of_fame import load_agent as _load, saved_rules
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "best.json"
+    if rules is None:
+        try:
+            rules = saved_rules(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: not a readable best.json ({exc})") from None
+    return _load(path, rules, rank)
+
+
+class Run:
+    """One run directory, read through pandas. Every call reads the files afresh."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._dir = RunDir(path)
+        self._dir.read_run()  # raises one line when this is not a run directory
+
+    @property
+    def path(self) -> Path:
+        return self._dir.path
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """run.json as it is now: status, stop_reason, versions, the resolved spec."""
+        return self._dir.read_run()
+
+    @property
+    def run_id(self) -> str:
+        return self.meta["run_id"]
+
+    @property
+    def status(self) -> str:
+        return str(self.meta.get("status"))
+
+    @property
+    def spec(self) -> RunSpec:
+        return parse_spec(self.meta["spec"], str(self._dir.run_json), resolved=True)
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.path)!r}, run_id={self.run_id!r}, status={self.status!r})"
+
+    # -- the logs -----------------------------------------------------------
+    def individuals(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """Every evaluation: one row per individual scored in a generation (offspring, and
+        survivors re-scored under sampled fitness; `born` says when each was made)."""
+        files = list(self._dir.generation_files().values())
+        if not files:
+            return pd.DataFrame()
+        return pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
+
+    def generations(self) -> pd.DataFrame:
+        """One row per generation: best/mean/std of each objective over the population, diversity, timing."""
+        return pd.DataFrame(self._dir.read_generations())
+
+    def population(self, generation: int | None = None) -> pd.DataFrame:
+        """The members alive after `generation` (default: the last), best first, each with
+        the objective values it had then (its latest evaluation up to that generation)."""
+        members = self.populations()
+        if members.empty:
+            return members
+        wanted = int(members["generation"].max()) if generation is None else generation
+        if wanted not in set(members["generation"]):
+            raise ValueError(f"{self.path}: no generation {wanted} in this run "
+                             f"(generations 0-{int(members['generation'].max())})")
+        return members[members["generation"] == wanted].sort_values("rank").reset_index(drop=True)
+
+    def populations(self) -> pd.DataFrame:
+        """Every generation's population: `population(g)` for all g, in one frame
+        (`groupby("generation")` gives what generations.parquet summarises)."""
+        ranks = self._membership()
+        scored = self.individuals()
+        if ranks.empty or scored.empty:
+            return pd.DataFrame()
+        scored = scored.drop(columns=["run_id"]).rename(columns={"generation": "evaluated"})
+        merged = pd.merge_asof(ranks.sort_values("generation"), scored.sort_values("evaluated"),
+                               left_on="generation", right_on="evaluated", by="id", direction="backward")
+        return merged.sort_values(["generation", "rank"], kind="stable").reset_index(drop=True)
+
+    def _membership(self) -> pd.DataFrame:
+        """(generation, id, rank) from population/, or from the individuals files' records
+        for runs written before population/ existed."""
+        frames = []
+        for generation in self._dir.generation_files():
+            file = self._dir.population_file(generation)
+            if file.exists():
+                frames.append(pq.read_table(file, columns=["generation", "id", "rank"]).to_pandas())
+                continue
+            state = self._dir.read_record(generation)["state"]
+            ids = list(state["population"])
+            frames.append(pd.DataFrame({"generation": generation, "id": ids,
+                                        "rank": state.get("population_rank") or list(range(len(ids)))}))
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def best(self, n: int | None = 1) -> pd.DataFrame:
+        """The hall of fame from best.json, best first (`n=None`: all of it). Under sampled
+        fitness these are the verdict figures, re-scored on fresh games, with intervals."""
+        payload = self._dir.read_best()
+        rows = []
+        for rank, entry in enumerate(payload["hall_of_fame"][:n]):
+            row = {"rank": rank, "id": entry["id"], "born": entry["generation"],
+                   "fitness": entry["fitness"][0] if len(entry["fitness"]) == 1 else tuple(entry["fitness"]),
+                   **entry["objectives"], "genome": entry["genome"]}
+            for name, bounds in (entry.get("intervals") or {}).items():
+                row[f"{name}_low"], row[f"{name}_high"] = bounds
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def agent(self, rank: int = 0, rules: Any = None) -> Any:
+        """A Nim run's `rank`-th best individual as a playing agent."""
+        return load_agent(self._dir.best_file, rules, rank)
+
+    def report(self) -> list[Path]:
+        """Write the run's report (figures, summary, HTML) into report/; returns the files."""
+        from .report import write_report
+
+        return write_report(self.path)
