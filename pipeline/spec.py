@@ -6,16 +6,15 @@ A bad spec stops with one line naming the field and what is allowed, e.g.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
-import types
-import typing
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .spec_errors import explain
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
@@ -69,10 +68,6 @@ class Genome(_Strict):
     # a user-defined kind's own settings, handed to it as a dict
     options: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, value: str) -> str:
-        return _builtin_or_plugin(value, BUILTIN_KINDS, "kind")
     # rules: which parameterised agent the genome configures
     agent: str = "rule-expert"
     # table: strategy columns and the row feature
@@ -81,6 +76,11 @@ class Genome(_Strict):
     # bitstring: how the first population is made
     init: Literal["sparse", "greedy"] = "greedy"
     density: float = Field(0.02, gt=0.0, lt=1.0)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        return _builtin_or_plugin(value, BUILTIN_KINDS, "kind")
 
 
 class Operators(_Strict):
@@ -176,11 +176,6 @@ class RunSpec(_Strict):
     # "nim", "setcover", or your own: "module:Factory" or an installed `evo.problems` entry point
     problem: str
     problem_options: dict[str, Any] = Field(default_factory=dict, description="a user-defined problem's settings")
-
-    @field_validator("problem")
-    @classmethod
-    def _known_problem(cls, value: str) -> str:
-        return _builtin_or_plugin(value, BUILTIN_PROBLEMS, "problem")
     seed: int = Field(0, ge=0, lt=2**63)
     generations: int = Field(20, ge=0, le=1_000_000)
     stop: Stop = Field(default_factory=Stop)
@@ -192,6 +187,11 @@ class RunSpec(_Strict):
     objectives: Objectives = Field(default_factory=Objectives)
     sampling: Sampling = Field(default_factory=Sampling)
     execution: Execution = Field(default_factory=Execution)
+
+    @field_validator("problem")
+    @classmethod
+    def _known_problem(cls, value: str) -> str:
+        return _builtin_or_plugin(value, BUILTIN_PROBLEMS, "problem")
 
     def user_problem(self) -> bool:
         return self.problem not in BUILTIN_PROBLEMS
@@ -265,64 +265,6 @@ GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agen
 USER_KIND_KEYS = ("kind", "options")
 
 
-def _model_at(loc: tuple) -> type[BaseModel] | None:
-    """The spec section (model class) a validation error's location points into."""
-    model: type[BaseModel] = RunSpec
-    for key in loc[:-1]:
-        field = model.model_fields.get(str(key))
-        if field is None:
-            return None
-        options = typing.get_args(field.annotation) if isinstance(field.annotation, types.UnionType) \
-            or typing.get_origin(field.annotation) is typing.Union else (field.annotation,)
-        models = [o for o in options if isinstance(o, type) and issubclass(o, BaseModel)]
-        if not models:
-            return None
-        model = models[0]
-    return model
-
-
-def _unknown_key(loc: tuple) -> str:
-    model = _model_at(loc)
-    if model is None:
-        return "unknown key"
-    allowed = list(model.model_fields)
-    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown key; {hint}allowed: {', '.join(allowed)}"
-
-
-def _explain(error: ValidationError, source: str) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])  # empty: a rule across sections, which names its keys
-    kind, ctx = first["type"], first.get("ctx", {})
-    plain = {
-        "extra_forbidden": _unknown_key(tuple(first["loc"])) if kind == "extra_forbidden" else "",
-        "missing": "required",
-        "greater_than_equal": f"must be >= {ctx.get('ge')}",
-        "greater_than": f"must be > {ctx.get('gt')}",
-        "less_than_equal": f"must be <= {ctx.get('le')}",
-        "less_than": f"must be < {ctx.get('lt')}",
-        "int_parsing": "must be an integer",
-        "int_type": "must be an integer",
-        "int_from_float": "must be an integer",
-        "float_parsing": "must be a number",
-        "float_type": "must be a number",
-        "bool_parsing": "must be true or false",
-        "bool_type": "must be true or false",
-        "string_type": "must be a string",
-        "dict_type": "must be a table",
-        "list_type": "must be a list",
-        "string_pattern_mismatch": "may only use letters, digits, '.', '_' and '-'",
-        "literal_error": f"must be one of {ctx.get('expected')}",
-    }
-    message = plain.get(kind, first["msg"].removeprefix("Value error, "))
-    got = first.get("input")
-    shown = "" if kind in ("missing", "extra_forbidden") or isinstance(got, dict) else f" (got {got!r})"
-    more = len(error.errors()) - 1
-    tail = f" [+{more} more]" if more else ""
-    return f"{source}: {where + ': ' if where else ''}{message}{shown}{tail}"
-
-
 def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False) -> RunSpec:
     """Validate a spec already read as a dict (field errors become `SpecError`).
 
@@ -331,7 +273,7 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
     try:
         spec = RunSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(_explain(exc, source)) from None
+        raise SpecError(explain(exc, source, RunSpec)) from None
     if spec.execution.code_dir is not None:
         from fitness.plugins import add_search_path
 
