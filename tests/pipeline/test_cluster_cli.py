@@ -139,6 +139,20 @@ def test_a_user_problem_from_a_folder_outside_the_checkout_reaches_the_cluster(r
     assert frame["worker"].str.startswith("actor-").all() and (frame["value"] > 0).all()
 
 
+def test_a_ray_job_with_a_working_dir_runs_a_user_problem(ray_head, tmp_path):
+    """README: `ray job submit --working-dir examples/knapsack -- evo run knapsack.toml`."""
+    folder = tmp_path / "user-knapsack"
+    shutil.copytree(ROOT / "examples" / "knapsack", folder, ignore=shutil.ignore_patterns("runs", "__pycache__"))
+    out = tmp_path / "job"
+    env = {**ray_head.env, "RAY_AUTH_MODE": "token"}
+    done = subprocess.run(
+        [str(RAY), "job", "submit", "--address", ray_head.dashboard, "--working-dir", str(folder), "--",
+         *EVO, "run", "knapsack.toml", "--generations", "1", "--workers", "2", "--out", str(out)],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert pd.read_parquet(out / "individuals")["worker"].str.startswith("actor-").all()
+
+
 @pytest.mark.parametrize("address", ["127.0.0.1:1", "nonsense:1234"])
 def test_a_wrong_address_fails_within_the_timeout_in_one_line_writing_nothing(address, tmp_path):
     out = tmp_path / "never"
