@@ -132,3 +132,16 @@ def test_open_run_refuses_what_is_not_a_run(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="not a run directory"):
         pipeline.open_run(tmp_path / "empty")
+
+
+def test_pareto_ranks_are_non_dominated_fronts(tmp_path):
+    text = SAMPLED.replace(
+        "[execution]", '[objectives]\nmode = "pareto"\nweights = { win_rate_random = 1.0, win_rate_expert = 1.0 }\n'
+        "[execution]").replace("offspring = 8", 'offspring = 8\nalgorithm = "nsga2"')
+    run = pipeline.run(_spec(tmp_path, text), out=str(tmp_path / "run"))
+    for _, members in run.populations().groupby("generation"):
+        points = members[["win_rate_random", "win_rate_expert", "rank"]].to_numpy()
+        for a in points:
+            dominated_by = [b for b in points if (b[:2] >= a[:2]).all() and (b[:2] > a[:2]).any()]
+            assert (a[2] == 0) == (not dominated_by)  # front 0: dominated by nobody
+            assert all(b[2] < a[2] for b in dominated_by)  # whoever dominates is on an earlier front
