@@ -26,9 +26,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("evo-pipeline")
+    except metadata.PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray: evolve Nim "
+                     "agents and set covers, log every generation to Parquet.",
+                     epilog="Start with: evo run runs/nim-table.toml   ·   evo COMMAND --help for a command's options")
+    parser.add_argument("--version", action="version", version=f"evo {_version()}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(f"pipeline.commands.{name}")
@@ -43,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare `evo`: what there is to do, not just "COMMAND is required"
+        parser.print_help(sys.stderr)
+        return 2
     try:
         return int(args.handler(args) or 0)
     except (UserError, ValueError, FileNotFoundError, ConnectionError) as exc:

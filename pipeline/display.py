@@ -7,7 +7,9 @@ from rich.table import Table
 
 __all__ = ["console", "print_table"]
 
-console = Console(highlight=False)
+# soft_wrap: a long line (a path) is never broken by rich; piped output has no
+# width, and rich would otherwise wrap it at 80 columns mid-path.
+console = Console(highlight=False, soft_wrap=True)
 
 
 def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
