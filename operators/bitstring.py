@@ -85,6 +85,11 @@ def cx_uniform(
     return np.where(swap, b, a), np.where(swap, a, b)
 
 
+def uniform_child(a: np.ndarray, b: np.ndarray, rng: np.random.Generator, p: float = 0.5) -> np.ndarray:
+    """The first child of ``cx_uniform`` alone, from the same draws (for loops that keep one child)."""
+    return np.where(rng.random(len(a)) < p, b, a)
+
+
 CROSSOVERS = {"one_point": cx_one_point, "two_point": cx_two_point, "uniform": cx_uniform}
 
 

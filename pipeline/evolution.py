@@ -81,33 +81,48 @@ class Evolution:
         return int(result.failures)
 
     # -- selection and variation -------------------------------------------
-    def _pick_parents(self, population: list[Member], k: int, rng: np.random.Generator) -> list[Member]:
+    def _pick_parents(self, population: list[Member], ranks: np.ndarray, k: int,
+                      rng: np.random.Generator) -> list[Member]:
         """Tournaments drawn from the generation's rng (DEAP's use the global `random`);
-        uniform picks for NSGA-II, whose pressure comes from survivor selection."""
+        uniform picks for NSGA-II, whose pressure comes from survivor selection.
+        A tournament's winner is its fittest entrant, the first one drawn among equals."""
         if self.spec.population.algorithm == "nsga2":
             return [population[i] for i in rng.integers(len(population), size=k)]
         entrants = rng.integers(len(population), size=(k, self.spec.population.tournament))
-        return [max((population[i] for i in row), key=lambda m: m.fitness) for row in entrants]
+        winners = entrants[np.arange(k), ranks[entrants].argmin(axis=1)]
+        return [population[i] for i in winners]
+
+    @staticmethod
+    def _tournament_ranks(population: list[Member]) -> np.ndarray:
+        """Dense ranks by fitness, 0 the fittest, equal fitness equal rank (one sort a
+        generation instead of a Python max over DEAP fitnesses per tournament)."""
+        order = sorted(range(len(population)), key=lambda i: population[i].fitness, reverse=True)
+        ranks = np.zeros(len(population), dtype=np.int64)
+        for previous, current in zip(order, order[1:]):
+            same = population[current].fitness == population[previous].fitness
+            ranks[current] = ranks[previous] + (0 if same else 1)
+        return ranks
 
     def _offspring(self, generation: int, population: list[Member], next_id: int) -> list[Member]:
         rng = self._variation_rng(generation)
         ops = self.spec.operators
+        ranks = self._tournament_ranks(population) if self.spec.population.algorithm != "nsga2" else np.zeros(0)
         children = []
         for i in range(self.spec.population.offspring):
             draw = rng.random()
             if draw < ops.crossover_rate:
-                a, b = self._pick_parents(population, 2, rng)
+                a, b = self._pick_parents(population, ranks, 2, rng)
                 genome = self.kind.crossover(a.genome, b.genome, rng)
                 parents, origin = [a.id, b.id], "crossover"
             elif draw < ops.crossover_rate + ops.mutation_rate:
-                (a,) = self._pick_parents(population, 1, rng)
+                (a,) = self._pick_parents(population, ranks, 1, rng)
                 genome = self.kind.mutate(a.genome, rng)
                 parents, origin = [a.id], "mutation"
             else:
-                (a,) = self._pick_parents(population, 1, rng)
+                (a,) = self._pick_parents(population, ranks, 1, rng)
                 genome = self.kind.copy(a.genome)
                 parents, origin = [a.id], "reproduction"
-            if ops.repair:
+            if ops.repair and origin not in self.kind.repaired_origins:
                 genome = self.kind.repair(genome, rng)
             children.append(Member(next_id + i, generation, genome, parents, origin, {}))
         return children

@@ -256,6 +256,12 @@ class RunSpec(_Strict):
     def fingerprint(self) -> str:
         """Identifies the trajectory: everything but where it runs and how long."""
         content = self.model_dump(mode="json", exclude={"execution", "generations", "stop"})
+        # Keys added after runs were made are left out while unused, so those runs keep their
+        # run ids (resume compares them).
+        if not content["problem_options"]:
+            del content["problem_options"]
+        if not content["genome"]["options"]:
+            del content["genome"]["options"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 

@@ -26,11 +26,18 @@ def problem(N: int, seed: int | None = None) -> list[list[int]]:
         random.seed(seed)
         n_lists = random.randint(N, 5 * N)
         lists = []
+        getrandbits = random.getrandbits
+        bits = N.bit_length()
         for _ in range(n_lists):
             draws = random.randint(N // 5, N // 2)
             elements = set()
             for _ in range(draws):
-                elements.add(random.randint(0, N - 1))
+                # random.randint(0, N - 1), inlined: CPython draws getrandbits(N.bit_length())
+                # until the value is below N; the same calls give the same stream, 3x faster.
+                value = getrandbits(bits)
+                while value >= N:
+                    value = getrandbits(bits)
+                elements.add(value)
             lists.append(list(elements))
         return lists
     finally:

@@ -88,8 +88,7 @@ def _ratio_picks(instance: Instance, selected: np.ndarray, avoid: np.ndarray | N
         gain = instance.incidence_t[uncovered].sum(axis=0, dtype=count)
     else:  # fewer rows to add up on the covered side (every list element is coverable)
         gain = instance.sizes.astype(count) - instance.incidence_t[covered].sum(axis=0, dtype=count)
-    # Empty lists never gain; an infinite size keeps their ratio at inf, never nan.
-    sizes = np.where(instance.sizes > 0, instance.sizes, np.inf)
+    sizes = instance.ratio_sizes  # empty lists never gain: their ratio stays inf, never nan
     preferred = sizes if avoid is None else np.where(avoid, np.inf, sizes)
     picks = []
     with np.errstate(divide="ignore"):

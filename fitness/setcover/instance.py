@@ -125,6 +125,11 @@ class Instance:
         return _read_only(bytes_.view("<u8"))
 
     @cached_property
+    def ratio_sizes(self) -> np.ndarray:
+        """Sizes as floats for size/gain ratios: an empty list's is inf, so its ratio is never nan."""
+        return _read_only(np.where(self.sizes > 0, self.sizes, np.inf))
+
+    @cached_property
     def incidence_t(self) -> np.ndarray:
         """Elements x lists as uint8: row ``e`` says which lists contain ``e``."""
         return _read_only(np.ascontiguousarray(self.incidence.T, dtype=np.uint8))

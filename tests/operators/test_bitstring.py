@@ -221,3 +221,14 @@ def test_toolbox_individuals_and_idempotent_creator():
     assert sum(w is pop_a[1] for w in winners) > sum(w is pop_a[2] for w in winners)
     with pytest.raises(ValueError, match="crossover"):
         make_toolbox(instance, np.random.default_rng(0), crossover="three_point")
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(1, 300), p=st.floats(0.0, 1.0))
+def test_uniform_child_is_cx_uniform_first_child_from_the_same_draws(seed, length, p):
+    from operators.bitstring import uniform_child
+
+    source = np.random.default_rng(seed)
+    a, b = source.random(length) < 0.5, source.random(length) < 0.3
+    first, _ = cx_uniform(a, b, np.random.default_rng(seed), p=p)
+    assert np.array_equal(uniform_child(a, b, np.random.default_rng(seed), p=p), first)

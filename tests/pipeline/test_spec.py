@@ -102,3 +102,12 @@ def test_shipped_specs_are_valid():
     assert {p.stem for p in specs} >= {"nim-rules", "nim-table", "nim-misere-k3", "setcover-1000"}
     for path in specs:
         load_spec(path)
+
+
+def test_run_ids_of_runs_made_before_plugins_stay_valid():
+    """Resume compares run ids; the keys plug-ins added must not change them while unused.
+    46c6fd5365 is what evo computed for this spec before those keys existed."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert load_spec(root / "runs" / "setcover-1000.toml").fingerprint() == "46c6fd5365"
