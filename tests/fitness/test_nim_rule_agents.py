@@ -161,3 +161,22 @@ def test_codes_worked_out_lazily_give_the_same_moves_when_met_again(kind):
         slow = player.act(space.decode(codes), np.random.default_rng(seed))
         np.testing.assert_array_equal(fast[0], slow[0])
         np.testing.assert_array_equal(fast[1], slow[1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(board=st.lists(st.integers(0, 5), min_size=1, max_size=4).filter(lambda r: sum(r) > 0),
+       k=st.one_of(st.none(), st.integers(1, 3)), seed=st.integers(0, 2**32 - 1))
+def test_rule_expert_distribution_from_the_shared_board_order_equals_its_own_moves(board, k, seed):
+    """Exact fitness tabulates from an order shared by all genomes; it must be the agent's own play."""
+    from fitness.nim.agents.base import CodedPolicy
+    from fitness.nim.agents.rule_agents import RuleExpertAgent
+    from fitness.nim.space import StateSpace
+    from operators.rules import random_genome
+
+    rules = Rules(rows=tuple(board), k=k)
+    space = StateSpace.of(rules.rows)
+    genome = random_genome(RuleExpertAgent.param_spec(rules), np.random.default_rng(seed))
+    player = RuleExpertAgent("g", rules, genome)
+    shared = player.distribution(space).components[0].target
+    own = np.arange(space.size) - CodedPolicy.tabulate(RuleExpertAgent("g", rules, genome), space).step_table
+    assert np.array_equal(shared[1:], own[1:])

@@ -13,6 +13,7 @@ a few hundred games, which visit far fewer positions than the board has.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -36,15 +37,28 @@ def _cut(available: np.ndarray, wanted: np.ndarray, k: int | None) -> np.ndarray
     return np.clip(wanted, 1, cap(available, k))
 
 
-def _nth_shortest_active(positions: np.ndarray, active: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Row index of the n-th shortest non-empty row (1-based, clamped to the non-empty rows).
-
-    Ties go to the lower row index, so the choice is deterministic.
-    """
+def _shortest_first(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per position: how many rows are non-empty, and the rows ordered shortest non-empty first
+    (ties to the lower row index, so choices are deterministic; empty rows last)."""
     big = np.iinfo(np.int64).max
-    order = np.argsort(np.where(positions > 0, positions, big), axis=1, kind="stable")
+    return (positions > 0).sum(axis=1), np.argsort(np.where(positions > 0, positions, big), axis=1, kind="stable")
+
+
+@lru_cache(maxsize=8)
+def _board_order(board: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_shortest_first` of every position of a board (code order, the empty board left out),
+    shared by all genomes: tabulating a genome then costs a few gathers, not a sort."""
+    positions = StateSpace(board).all_positions()[1:]
+    active, order = _shortest_first(positions)
+    for array in (positions, active, order):
+        array.setflags(write=False)
+    return positions, active, order
+
+
+def _nth_shortest_active(order: np.ndarray, active: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Row index of the n-th shortest non-empty row (1-based, clamped to the non-empty rows)."""
     slot = np.clip(n, 1, active) - 1
-    return order[np.arange(len(positions)), slot]
+    return order[np.arange(len(order)), slot]
 
 
 class _LazyTable:
@@ -121,10 +135,12 @@ class RuleExpertAgent(Agent):
 
     def act(self, positions: np.ndarray, rng: np.random.Generator) -> Moves:
         p = np.asarray(positions, dtype=np.int64)
+        return self._moves(p, *_shortest_first(p))
+
+    def _moves(self, p: np.ndarray, active: np.ndarray, order: np.ndarray) -> Moves:
         q = self.params
-        active = (p > 0).sum(axis=1)
         nth = np.where(active >= q["ACTIVE_ROWS_TH1"], q["ROW_CHOICE1"], q["ROW_CHOICE2"])
-        rows = _nth_shortest_active(p, active, nth)
+        rows = _nth_shortest_active(order, active, nth)
         length = row_values(p, rows)
 
         # Fractions as whole tenths keep the rounding exact.
@@ -147,6 +163,15 @@ class RuleExpertAgent(Agent):
             return table(codes)
 
         return CodedPolicy(act, trusted=True)
+
+    def _build_distribution(self, space: StateSpace) -> MoveDistribution:
+        """Where it moves from every code, from the board's shared row order (exact fitness)."""
+        positions, active, order = _board_order(space.board)
+        rows, takes = self._moves(positions, active, order)
+        successors = np.zeros(space.size, dtype=np.int64)
+        successors[1:] = np.arange(1, space.size) - takes * space.radix[rows]
+        successors.setflags(write=False)
+        return MoveDistribution.deterministic(space, successors)
 
 
 class RuleDictAgent(Agent):
