@@ -26,9 +26,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+HINT = "Run `evo COMMAND --help` for a command's options, e.g. `evo run --help`."
+
+
+def version() -> str:
+    """The installed package's version (importlib.metadata), or 'unknown' from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("evo-pipeline")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray: "
+                     "evolve Nim agents and set covers, logged to Parquet.", epilog=HINT)
+    parser.add_argument("--version", action="version", version=f"evo {version()}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(f"pipeline.commands.{name}")
@@ -43,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare `evo`: what there is to do, not just "COMMAND is required"
+        parser.print_help()
+        return 2
     try:
         return int(args.handler(args) or 0)
     except (UserError, ValueError, FileNotFoundError, ConnectionError) as exc:

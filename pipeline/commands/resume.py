@@ -7,7 +7,10 @@ from .run import add_execution_arguments
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("resume", help="continue a run from its last complete generation")
+    p = sub.add_parser("resume", help="continue a run from its last complete generation",
+                       description="Continue a stopped, interrupted or killed run from its last complete "
+                       "generation, checking and repairing its files first (each repair is reported); "
+                       "--generations extends a finished run. The log comes out as if the run never stopped.")
     p.add_argument("run_dir", metavar="RUN_DIR")
     p.add_argument("--generations", type=int, default=None, help="run until this generation (extend a finished run)")
     add_execution_arguments(p)

@@ -61,12 +61,19 @@ def execute(spec, force: bool = False) -> int:
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start))
 
 
+def describe_workers(workers: int | str) -> str:
+    if workers == 0:
+        return "in-process"
+    if workers == "auto":
+        return "Ray workers: one per CPU"
+    return f"{workers} Ray worker{'' if workers == 1 else 's'}"
+
+
 def show_run(name: str, target, seed: int, workers: int | str, run) -> int:
     """Run `run(on_generation, on_start)` under a progress bar, then say where the logs are."""
     from ..progress import RunProgress
 
-    console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, "
-                  f"{'in-process' if workers == 0 else f'{workers} Ray workers'})")
+    console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, {describe_workers(workers)})")
     with RunProgress() as progress:
         path = run(progress.on_generation, progress.on_start)
     console.print(f"done: {path}  ·  pandas.read_parquet('{path}/individuals')  ·  evo report {path}")

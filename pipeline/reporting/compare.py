@@ -30,6 +30,9 @@ def run_labels(runs: list[RunLogs]) -> list[str]:
 def shared_objectives(runs: list[RunLogs]) -> list[str]:
     """Objectives every run logs, except those constant (at one same value) in all of them."""
     names = [n for n in runs[0].objectives if all(n in r.objectives for r in runs[1:])]
+    if not names:
+        raise ValueError("the runs share no objective to compare: "
+                         + "; ".join(f"{r.path}: {', '.join(r.objectives)}" for r in runs))
     constants = [constant_objectives(r.generations) for r in runs]
     return [n for n in names if not all(n in c and c[n] == constants[0].get(n) for c in constants)] or names
 
