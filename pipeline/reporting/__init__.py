@@ -28,7 +28,7 @@ def write_report(run_dir: str | Path) -> list[Path]:
     out.mkdir(exist_ok=True)
     images = []
     for stem, fig in run_figures(run, individuals=lambda: RunDir(run.path).read_individuals()).items():
-        caption = fig._suptitle.get_text().split("\n", 1)[1].replace("\n", "; ")
+        caption = fig._suptitle.get_text().replace("\n", " — ")
         images.append((caption, save(fig, out / f"{stem}.png")))
     title, blocks = summary_blocks(run)
     summary = out / "summary.md"

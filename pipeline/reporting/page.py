@@ -13,6 +13,7 @@ body { font-family: system-ui, sans-serif; max-width: 980px; margin: 2em auto; p
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+td { white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 thead { background: #f0f0f0; }
 figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
