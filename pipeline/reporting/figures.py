@@ -38,8 +38,9 @@ def objectives_figure(run: RunLogs) -> Figure:
         values = np.concatenate([mean.to_numpy(dtype=float), best.to_numpy(dtype=float)])
         low, high = band(mean, std, name, values)
         ax.fill_between(x, low, high, alpha=0.25, label="population mean ± std")
-        ax.plot(x, mean, label="population mean", marker="." if len(x) < 30 else None, clip_on=False)
-        ax.plot(x, best, label="population best", linewidth=2, marker="." if len(x) < 30 else None, clip_on=False)
+        marker = "." if len(x) < 30 else None
+        ax.plot(x, mean, label="population mean", marker=marker, clip_on=False)
+        ax.plot(x, best, label="population best (per objective)", linewidth=2, marker=marker, clip_on=False)
         ax.set_ylabel(name)
         ax.grid(alpha=0.3)
         value_axis(ax, name, values)
