@@ -1,12 +1,13 @@
 """End-to-end wall time of `evo run` on one machine: in-process against an embedded Ray.
 
-Each case runs `evo run SPEC --workers 0` and `--workers N` as separate
-processes, alternating, and reports the process wall times and their ratio
-within each round (the machine is shared and noisy: only same-round ratios
-mean anything). The `worker` column of the Ray run's log says whether it
-handed over to the actors. Also measures a bare embedded Ray start and stop.
+Each case runs `evo run SPEC --workers 0`, `--workers 1` and `--workers 2` as
+separate processes, one after another, and reports the process wall times and
+their ratios to `--workers 0` within each round (the machine is shared and
+noisy: only same-round ratios mean anything). The `worker` column of a Ray
+run's log says whether it handed over to the actors. Also measures a bare
+embedded Ray start and stop.
 
-    .venv/bin/python benchmarks/bench_one_machine.py --rounds 3
+    .venv/bin/python benchmarks/bench_one_machine.py --rounds 2 [--specs all]
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ CASES = [  # (spec, extra arguments): the shipped Nim specs, and one where evalu
     ("runs/nim-misere-k3.toml", []),
     ("runs/nim-rules.toml", ["--generations", "160"]),
 ]
+ALL_CASES = CASES[:3] + [  # every shipped spec (`--specs all`)
+    ("runs/nim-table-sampled.toml", []),
+    ("runs/nim-gp.toml", []),
+    ("runs/nim-gp-misere-k3.toml", ["--generations", "30"]),  # shortened: ~100 s a run otherwise
+    ("runs/setcover-1000.toml", []),
+] + CASES[3:]
 
 
 def run(spec: str, extra: list[str], workers: int, out: Path) -> tuple[float, str]:
@@ -53,16 +60,19 @@ def ray_start_stop() -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--specs", choices=["nim", "all"], default="nim")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
-        for spec, extra in CASES:
+        for spec, extra in (ALL_CASES if args.specs == "all" else CASES):
             for r in range(args.rounds):
                 local, _ = run(spec, extra, 0, Path(tmp) / "local")
-                pooled, where = run(spec, extra, args.workers, Path(tmp) / "pooled")
-                print(f"{spec} {' '.join(extra)}: round {r + 1}: --workers 0 {local:.1f} s, "
-                      f"--workers {args.workers} {pooled:.1f} s ({where}), ratio {pooled / local:.2f}", flush=True)
+                parts = [f"--workers 0 {local:.1f} s"]
+                for workers in args.workers:
+                    pooled, where = run(spec, extra, workers, Path(tmp) / f"pooled{workers}")
+                    parts.append(f"--workers {workers} {pooled:.1f} s ({where}, ratio {pooled / local:.2f})")
+                print(f"{spec} {' '.join(extra)}: round {r + 1}: " + ", ".join(parts), flush=True)
     for r in range(args.rounds):
         start, stop = ray_start_stop()
         print(f"embedded Ray, 2 CPUs: start {start:.1f} s, shutdown {stop:.1f} s")

@@ -51,9 +51,9 @@ def _spin(seconds: float, out) -> None:
     out.put(n)
 
 
-def machine_parallelism(seconds: float = 3.0) -> float:
-    """Work two busy processes get done, relative to one alone: 2.0 on two free
-    cores; what the hardware allows is the ceiling for any speed-up measured here."""
+def machine_parallelism(seconds: float = 3.0, processes: int = 2) -> float:
+    """Work `processes` busy processes get done, relative to one alone: 2.0 for two on
+    two free cores; what the hardware allows is the ceiling for any speed-up measured here."""
     def run(processes: int) -> int:
         queue = multiprocessing.Queue()
         workers = [multiprocessing.Process(target=_spin, args=(seconds, queue)) for _ in range(processes)]
@@ -64,7 +64,7 @@ def machine_parallelism(seconds: float = 3.0) -> float:
             w.join()
         return total
 
-    return run(2) / run(1)
+    return run(processes) / run(1)
 
 
 def main() -> None:

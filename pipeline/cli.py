@@ -26,20 +26,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _version() -> str:
-    from importlib import metadata
+HINT = "Run `evo COMMAND --help` for a command's options, e.g. `evo run --help`."
+
+
+def version() -> str:
+    """The installed package's version (importlib.metadata), or 'unknown' from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
 
     try:
-        return metadata.version("evo-pipeline")
-    except metadata.PackageNotFoundError:  # run from a checkout that is not installed
-        return "unknown (not installed)"
+        return package_version("evo-pipeline")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray: evolve Nim "
-                     "agents and set covers, log every generation to Parquet.",
-                     epilog="Start with: evo run runs/nim-table.toml   ·   evo COMMAND --help for a command's options")
-    parser.add_argument("--version", action="version", version=f"evo {_version()}")
+    parser = _Parser(prog="evo", description="Distributed evolutionary computation on DEAP and Ray: "
+                     "evolve Nim agents and set covers, logged to Parquet.", epilog=HINT)
+    parser.add_argument("--version", action="version", version=f"evo {version()}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES:
         try:
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:  # bare `evo`: what there is to do, not just "COMMAND is required"
-        parser.print_help(sys.stderr)
+        parser.print_help()
         return 2
     try:
         return int(args.handler(args) or 0)

@@ -1,15 +1,27 @@
-"""Terminal output shared by the commands: tables and progress (rich)."""
+"""Terminal output shared by the commands: tables and progress (rich).
+
+When stdout is not a terminal (piped, redirected, captured), lines are never
+wrapped at rich's default 80 columns: a path stays one piece to copy.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 __all__ = ["console", "print_table"]
 
-# soft_wrap: a long line (a path) is never broken by rich; piped output has no
-# width, and rich would otherwise wrap it at 80 columns mid-path.
-console = Console(highlight=False, soft_wrap=True)
+
+class _Console(Console):
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        if not self.is_terminal:
+            kwargs.setdefault("soft_wrap", True)
+        super().print(*objects, **kwargs)
+
+
+console = _Console(highlight=False)
 
 
 def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:

@@ -27,21 +27,7 @@ from operators.naming import bind, options, pick
 if TYPE_CHECKING:  # a type only: spec.py builds kinds to validate a spec, so no import back
     from .spec import RunSpec
 
-__all__ = ["DIVERSITY", "GenomeKind", "diversity_definition", "make_kind", "task_genome_from_record"]
-
-# What the `diversity` column measures, per kind (0: all members identical).
-DIVERSITY = {
-    "bitstring": "mean Hamming distance between two members of the population, as a share of the bits",
-    "rules": "mean absolute difference between two members' parameters, each scaled by its range in the "
-             "population (a choice counts by its position among the choices)",
-    "table": "mean total-variation distance between two members' strategy rows (0: same mixture, 1: disjoint)",
-    "expression": "share of distinct expressions in the population ((distinct - 1) / (size - 1))",
-}
-
-
-def diversity_definition(kind: str) -> str:
-    """How `diversity` is computed for genomes of `kind` (user kinds: their own, or distinct share)."""
-    return DIVERSITY.get(kind, "the kind's own diversity() if it has one, else the share of distinct genomes")
+__all__ = ["GenomeKind", "make_kind", "task_genome_from_record"]
 
 
 @dataclass

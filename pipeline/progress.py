@@ -1,12 +1,16 @@
-"""The live progress of a run: generation, evaluations/s, best and mean, ETA, failures.
+"""The progress of a run: generation, evaluations/s, best and mean, ETA, failures.
 
-On a terminal it is a rich bar redrawn in place. Piped into a file or a CI log
-there is no cursor to move back, so it becomes plain lines instead: about
-twenty over the run, and always the last generation.
+Generation 0 is the initial population, so `--generations 5` runs generations
+0 to 5: the bar counts the generations done after the initial one and ends at
+`gen 5/5`. On a terminal it is a live rich bar; when stdout is not a terminal
+(piped into a file or a pager) it prints plain lines instead — every
+generation of a short run, about twenty lines for a long one, always the
+last — with no carriage return and nothing cut at 80 columns.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -16,19 +20,16 @@ from .display import console
 
 __all__ = ["RunProgress"]
 
-PLAIN_LINES = 20  # lines a piped run prints, about
+PLAIN_LINES = 20  # about this many lines for a long run when stdout is not a terminal
 
 
 class RunProgress:
-    """Feeds `on_start`/`on_generation` callbacks of the runner into a bar (or plain lines).
+    """Feeds `on_start`/`on_generation` callbacks of the runner into a rich bar (or plain lines)."""
 
-    Generation 0 is the first population, so `--generations 5` runs generations
-    0..5 and the bar counts from `gen 0/5` to `gen 5/5`."""
-
-    def __init__(self) -> None:
+    def __init__(self, live: bool | None = None) -> None:
         self.primary = "fitness"  # the run tells which metric it follows, in on_start
-        self.plain = not console.is_terminal
-        self._progress = None if self.plain else Progress(
+        self.live = console.is_terminal if live is None else live
+        self._progress = Progress(
             TextColumn("gen {task.completed:>4.0f}/{task.total:.0f}"),
             BarColumn(),
             TextColumn("{task.fields[rate]}"),
@@ -39,9 +40,10 @@ class RunProgress:
             TimeRemainingColumn(),
             console=console,
             transient=False,
-        )
+        ) if self.live else None
         self._task = None
         self._total = 0
+        self._every = 1
         self._failures = 0
         self._evals = 0
         self._started = time.perf_counter()
@@ -54,14 +56,24 @@ class RunProgress:
     def __exit__(self, *exc) -> None:
         if self._progress is not None:
             self._progress.stop()
+        elif self._pending is not None:  # the last generation, if its line was skipped
+            self._print(self._pending)
+
+    _pending: str | None = None
 
     def on_start(self, generations: int, first: int, primary: str) -> None:
+        """`generations`: the last generation to run; `first`: the first this process runs (0: a new run)."""
         self.primary = primary
         self._total = generations
+        self._every = max(1, math.ceil(generations / PLAIN_LINES))
+        done = max(first - 1, 0)  # generations done after the initial population
         self._started = time.perf_counter()
         if self._progress is not None:
-            self._task = self._progress.add_task("run", total=generations, completed=max(first - 1, 0), rate="",
-                                                 best="", failures="")
+            self._task = self._progress.add_task(
+                "run", total=generations, completed=done, rate="",
+                best="initial population…" if first == 0 else "", failures="")
+        elif first > 0:
+            self._print(f"resuming after generation {first - 1} of {generations}")
 
     def on_generation(self, row: dict[str, Any]) -> None:
         self._failures += int(row.get("worker_failures", 0))
@@ -69,17 +81,23 @@ class RunProgress:
         self._evals = row["evaluations"]
         best = row.get(f"best_{self.primary}")
         mean = row.get(f"mean_{self.primary}")
+        generation = int(row["generation"])
         fields = {
             "rate": f"{rate:,.0f} evals/s",
             "best": f"best {self.primary} {best:.4g} · mean {mean:.4g}" if best is not None else "",
             "failures": f"worker failures {self._failures}" if self._failures else "",
         }
-        generation = int(row["generation"])
         if self._progress is not None:
             self._progress.update(self._task, completed=generation, **fields)
             return
-        every = max(1, self._total // PLAIN_LINES)
-        if generation % every == 0 or generation >= self._total:
-            text = " · ".join(v for v in fields.values() if v)
-            console.print(f"gen {generation}/{self._total} · {text} · {time.perf_counter() - self._started:.1f} s",
-                          soft_wrap=True)
+        line = "  ".join(part for part in (f"gen {generation}/{self._total}", *fields.values(),
+                                           f"{time.perf_counter() - self._started:.1f} s") if part)
+        if generation % self._every == 0 or generation >= self._total:
+            self._pending = None
+            self._print(line)
+        else:
+            self._pending = line
+
+    @staticmethod
+    def _print(line: str) -> None:
+        print(line, flush=True)

@@ -12,9 +12,9 @@ from .match import add_board_options, rules_from_args
 
 def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play Nim against an agent in the terminal",
-                       description="Play Nim against AGENT in the terminal: each turn, type the row and how "
-                       "many objects to take. --second lets the agent move first.")
-    p.add_argument("agent", metavar="AGENT", help="a registered agent name, a run's best.json, or your own module:name")
+                       description="Play Nim against AGENT in the terminal: type a row and how many to take. "
+                       "You move first unless --second.")
+    p.add_argument("agent", metavar="AGENT", help="a registered agent name or a run's best.json")
     add_board_options(p)
     p.add_argument("--second", action="store_true", help="let the agent move first")
     p.add_argument("--seed", type=int, default=None)

@@ -1,5 +1,5 @@
-"""`evo report RUN_DIR`: figures, summary.md and report.html under RUN_DIR/report;
-`evo report --compare RUN RUN ...`: runs overlaid in compare.png and compare.html."""
+"""`evo report RUN_DIR`: figures (PNG), summary.md and a self-contained report.html under RUN_DIR/report;
+`evo report --compare RUN RUN …`: several runs overlaid, written to --out (default: here)."""
 
 from __future__ import annotations
 
@@ -8,30 +8,39 @@ from ..display import console
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help="plot a run's logs and summarise it, or compare runs",
-                       description="Write a run's figures (PNG), summary.md and a self-contained report.html "
-                       "into RUN_DIR/report, from the logs alone (a running run too). With --compare, overlay "
-                       "two or more runs per generation instead (e.g. sampled against exact fitness, or seeds).")
-    p.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="a run directory, e.g. runs/nim-table")
-    p.add_argument("--compare", nargs="+", metavar="RUN", default=None, help="run directories to overlay")
-    p.add_argument("--out", default=".", help="folder for compare.png and compare.html (default: here)")
+    p = sub.add_parser(
+        "report", help="plot a run's logs and summarise it, or compare runs",
+        description="Write figures (PNG), summary.md and a self-contained report.html of a run under "
+        "RUN_DIR/report; with --compare, overlay several runs (best and mean of each shared objective "
+        "per generation and per evaluation) into compare.png, compare_evaluations.png and compare.html.")
+    p.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="the run to report on")
+    p.add_argument("--compare", nargs="+", metavar="RUN", default=None,
+                   help="two or more run directories to overlay (e.g. sampled vs exact fitness, two seeds)")
+    p.add_argument("--out", default=".", metavar="DIR",
+                   help="with --compare: where to write compare.png and compare.html (default: the current directory)")
+    p.add_argument("--x", choices=("generation", "evaluations"), default="generation",
+                   help="with --compare: the x axis of compare.png (default generation)")
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
     from ..report import best_expression, write_comparison, write_report
-    from ..rundir import RunDir
 
     if args.compare is not None:
-        runs = ([args.run_dir] if args.run_dir else []) + args.compare
-        for path in write_comparison(runs, args.out):
+        if args.run_dir is not None:
+            raise UserError("give either RUN_DIR or --compare RUN RUN ..., not both")
+        if len(args.compare) < 2:
+            raise UserError(f"--compare needs at least two run directories, got {len(args.compare)}")
+        for path in write_comparison(args.compare, args.out, x=args.x):
             console.print(f"wrote {path}")
         return 0
     if args.run_dir is None:
-        raise UserError("give a run directory (evo report runs/NAME) or --compare RUN RUN ...")
+        raise UserError("give a run directory (evo report RUN_DIR) or --compare RUN RUN ...")
+    from ..reporting import load_run
+
     for path in write_report(args.run_dir):
         console.print(f"wrote {path}")
-    expression = best_expression(RunDir(args.run_dir).read_best())
+    expression = best_expression(load_run(args.run_dir).best)
     if expression is not None:
-        console.print(f"best expression, simplified: {expression}")
+        console.print(f"best expression, simplified: {expression}", highlight=False)
     return 0

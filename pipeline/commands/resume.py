@@ -9,9 +9,9 @@ from .run import add_execution_arguments
 def add_parser(sub) -> None:
     p = sub.add_parser("resume", help="continue a run from its last complete generation",
                        description="Continue a stopped, interrupted or killed run from its last complete "
-                       "generation (files are verified first; repairs are reported), or extend a finished "
-                       "run with --generations. The log is the one an uninterrupted run would have written.")
-    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory, e.g. runs/nim-table")
+                       "generation, checking and repairing its files first (each repair is reported); "
+                       "--generations extends a finished run. The log comes out as if the run never stopped.")
+    p.add_argument("run_dir", metavar="RUN_DIR")
     p.add_argument("--generations", type=int, default=None, help="run until this generation (extend a finished run)")
     add_execution_arguments(p)
     p.set_defaults(handler=run)

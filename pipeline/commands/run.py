@@ -66,7 +66,7 @@ def describe_workers(workers: int | str) -> str:
         return "in-process"
     if workers == "auto":
         return "Ray workers: one per CPU"
-    return f"{workers} Ray worker{'s' if workers != 1 else ''}"
+    return f"{workers} Ray worker{'' if workers == 1 else 's'}"
 
 
 def show_run(name: str, target, seed: int, workers: int | str, run) -> int:

@@ -1,37 +1,29 @@
-"""What a run's report says in words: the facts as plain data, then markdown.
+"""A run's summary as plain blocks (paragraphs, lists, tables), rendered to Markdown or HTML.
 
-The best individual's figures come from best.json (for sampled fitness: the
-verdict, re-scored on fresh games, with its 95% intervals), never from
-per-column maxima of the population, which may belong to different members.
+'Best individual' is one individual's own figures (best.json's first hall-of-fame
+entry: for sampled fitness the fresh re-scoring with its 95% intervals); the
+population columns say plainly that they are per-column extremes of the last
+generation, which may come from different individuals.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import html
 from typing import Any
 
-import pandas as pd
+from .common import DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, constant_objectives
 
-from .figures import constant_objectives, objective_names
+__all__ = ["summary_blocks", "to_markdown", "to_html", "best_expression", "fmt"]
 
-__all__ = ["Summary", "best_expression", "summarise", "to_markdown"]
-
-
-@dataclass
-class Summary:
-    title: str
-    facts: list[tuple[str, str]]  # (label, value)
-    best_header: list[str]
-    best_rows: list[list[str]]
-    population_rows: list[list[str]]  # objective, population best, population mean
-    diversity: str
-    notes: list[str] = field(default_factory=list)
+Block = tuple  # ("p", text) | ("ul", [text]) | ("table", header, rows) | ("code", text) | ("h2", text)
 
 
-def _number(value: Any) -> str:
+def fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
     if isinstance(value, float):
-        return f"{int(value):,}" if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
-    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:.4g}"
+    if isinstance(value, int):
         return f"{value:,}"
     return str(value)
 
@@ -45,60 +37,101 @@ def best_expression(best: dict) -> str | None:
     return to_string(simplify(parse(best["hall_of_fame"][0]["genome"])))
 
 
-def summarise(meta: dict, generations: pd.DataFrame, best: dict, diversity: str) -> Summary:
-    last = generations.iloc[-1]
-    spec = meta["spec"]
-    top = best["hall_of_fame"][0]
-    facts = [
-        ("run", meta["run_id"]),
-        ("status", f"{meta.get('status')} ({meta.get('stop_reason', '-')})"),
-        ("problem", f"{spec.get('problem')}, genome {best['kind']}, seed {meta['seed']}"),
-        ("generations", f"0-{int(last['generation'])} (generation 0 is the first population)"),
-        ("evaluations", f"{int(last['evaluations']):,} in {last['elapsed_seconds']:.1f} s"),
-        ("best individual", f"id {top['id']}, born in generation {top['generation']}"),
-    ]
-    intervals = top.get("intervals") or {}
-    selection = top.get("selection_objectives") or {}
-    header = ["objective", "best individual"] + (["95% interval"] if intervals else []) \
-        + (["as selection saw it"] if selection else [])
+def _best_table(run: RunLogs) -> list[Block]:
+    top = run.best["hall_of_fame"][0]
+    last = run.generations.iloc[-1]
+    own, intervals = top.get("objectives", {}), top.get("intervals", {})
+    seen = top.get("selection_objectives")
+    verdict = run.best.get("verdict")
+    header = ["objective", "best individual"]
+    if intervals:
+        header.append("95% interval")
+    if seen:
+        header.append("seen by selection")
+    header += ["population best, last gen ¹", "population mean, last gen"]
     rows = []
-    for name, value in top["objectives"].items():
-        row = [name, _number(value)]
+    for name in run.objectives:
+        value = own.get(name, top.get("fitness", [None])[0] if name == "fitness" else None)
+        row = [name, fmt(value) if value is not None else "–"]
         if intervals:
-            low_high = intervals.get(name)
-            row.append(f"{low_high[0]:.4f} - {low_high[1]:.4f}" if low_high else "")
-        if selection:
-            row.append(_number(selection.get(name, "")))
+            row.append(" – ".join(fmt(v) for v in intervals[name]) if name in intervals else "")
+        if seen:
+            row.append(fmt(seen[name]) if name in seen else "")
+        row += [fmt(float(last[f"best_{name}"])), fmt(float(last[f"mean_{name}"]))]
         rows.append(row)
-    population = [[name, _number(float(last[f"best_{name}"])), _number(float(last[f"mean_{name}"]))]
-                  for name in objective_names(generations)]
-    notes = []
-    verdict = best.get("verdict")
+    blocks: list[Block] = [("h2", f"Best individual: id {top['id']}, born in generation {top['generation']}")]
     if verdict:
-        notes.append(f"The best individual's figures were measured again at the end of the run on "
-                     f"{verdict['games']:,} fresh games per sampled opponent ({', '.join(verdict['sampled'])}); "
-                     "'as selection saw it' are the figures it was selected on.")
-    for name, value in constant_objectives(generations).items():
-        notes.append(f"{name} was {_number(value)} for every member of every generation (no panel drawn).")
-    expression = best_expression(best)
+        blocks.append(("p", f"Its win rates are a fresh evaluation on {verdict['games']:,} games per sampled "
+                            f"opponent ({', '.join(verdict['sampled'])}), not the noisy figures selection saw."))
+    counts = [f"{name[len('wins_'):]}: {own[name]:,} of {own['games_' + name[len('wins_'):]]:,} games"
+              for name in own if name.startswith("wins_") and f"games_{name[len('wins_'):]}" in own]
+    if counts:
+        blocks.append(("p", "Games won: " + "; ".join(counts) + "."))
+    blocks.append(("table", header, rows))
+    blocks.append(("p", "¹ Each objective's best value over the last generation's population, column by column: "
+                        "the figures may come from different individuals."))
+    return blocks
+
+
+def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
+    """(title, blocks) of a run's summary."""
+    meta, last = run.meta, run.generations.iloc[-1]
+    first_gen, last_gen = int(run.generations["generation"].iloc[0]), int(last["generation"])
+    blocks: list[Block] = [("ul", [
+        f"spec: {run.name}, problem {meta['spec'].get('problem')}, genome {run.kind}, seed {run.seed}",
+        f"status: {meta.get('status')} ({meta.get('stop_reason', '-')})",
+        f"generations {first_gen}–{last_gen} (generation 0 is the initial population), "
+        f"{int(last['evaluations']):,} evaluations, {float(last['elapsed_seconds']):.1f} s",
+    ])]
+    blocks += _best_table(run)
+    constant = constant_objectives(run.generations)
+    if constant:
+        blocks.append(("p", "Constant over the whole run, every individual (not plotted): "
+                            + ", ".join(f"{k} = {fmt(v)}" for k, v in constant.items()) + "."))
+    blocks += [("h2", "Diversity"),
+               ("p", f"`diversity` (last generation {fmt(float(last['diversity']))}) measures how different the "
+                     f"members of a generation's population are. For {run.kind} genomes: "
+                     f"{DIVERSITY.get(run.kind, USER_KIND_DIVERSITY)}; {DIVERSITY_SCALE}.")]
+    expression = best_expression(run.best)
     if expression is not None:
-        notes.append(f"Best expression, simplified: `{expression}`")
-    return Summary(f"Run {meta['run_id']}", facts, header, rows, population, diversity, notes)
+        blocks += [("h2", "Best expression, simplified"), ("code", expression)]
+    return f"Run {meta['run_id']} ({run.name}, seed {run.seed})", blocks
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-            *["| " + " | ".join(row) + " |" for row in rows]]
+def to_markdown(title: str, blocks: list[Block], images: list[str] = ()) -> str:
+    lines = [f"# {title}", ""]
+    for block in blocks:
+        kind = block[0]
+        if kind == "h2":
+            lines += [f"## {block[1]}", ""]
+        elif kind == "p":
+            lines += [block[1], ""]
+        elif kind == "ul":
+            lines += [f"- {item}" for item in block[1]] + [""]
+        elif kind == "code":
+            lines += [f"`{block[1]}`", ""]
+        elif kind == "table":
+            header, rows = block[1], block[2]
+            lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            lines += ["| " + " | ".join(row) + " |" for row in rows] + [""]
+    lines += [f"![{name}]({name}.png)" for name in images]
+    return "\n".join(lines) + "\n"
 
 
-def to_markdown(summary: Summary, figures: list[str]) -> str:
-    lines = [f"# {summary.title}", "", *[f"- {label}: {value}" for label, value in summary.facts], "",
-             "## Best individual (best.json)", "", *_table(summary.best_header, summary.best_rows), "",
-             "## Population after the last generation", "",
-             "Per objective, over the members alive then (the best of each column may be a different member):", "",
-             *_table(["objective", "population best", "population mean"], summary.population_rows), "",
-             f"Diversity: {summary.diversity}.", ""]
-    if summary.notes:
-        lines += [*[f"- {note}" for note in summary.notes], ""]
-    lines += [f"![{name}]({name})" for name in figures] + [""]
-    return "\n".join(lines)
+def to_html(blocks: list[Block]) -> str:
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h2":
+            out.append(f"<h2>{html.escape(block[1])}</h2>")
+        elif kind == "p":
+            out.append(f"<p>{html.escape(block[1]).replace('`', '')}</p>")
+        elif kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in block[1]) + "</ul>")
+        elif kind == "code":
+            out.append(f"<p><code>{html.escape(block[1])}</code></p>")
+        elif kind == "table":
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in block[1])
+            body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in block[2])
+            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return "\n".join(out)

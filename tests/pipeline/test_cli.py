@@ -62,38 +62,3 @@ def test_play_quits_on_eof_or_q():
     assert "bye" in _play("q\n", "random", "--rows", "3")
     assert "bye" in _play("", "random", "--rows", "3")
 
-
-def _evo(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd)
-
-
-def test_version_and_bare_evo_say_what_there_is():
-    from importlib import metadata
-
-    done = _evo("--version")
-    assert done.returncode == 0 and done.stdout.strip() == f"evo {metadata.version('evo-pipeline')}"
-    bare = _evo()
-    assert bare.returncode == 2
-    for command in ("run", "resume", "report", "match", "play", "bench", "train-rl"):
-        assert f"\n    {command} " in bare.stderr
-    assert "evo run runs/nim-table.toml" in bare.stderr
-
-
-@pytest.mark.parametrize("command", ["run", "resume", "report", "match", "play", "bench", "train-rl"])
-def test_every_command_describes_itself(command):
-    help_text = _evo(command, "--help").stdout
-    description = help_text.split("\n\n")[1]  # after the usage block
-    assert not description.startswith(("positional arguments", "options")) and len(description) > 40
-
-
-def test_piped_run_prints_plain_lines_with_whole_paths(tmp_path):
-    out = tmp_path / ("a-rather-long-directory-name-" * 3) / "run"
-    done = _evo("run", "runs/nim-table.toml", "--generations", "5", "--workers", "1", "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "\r" not in done.stdout and "\x1b[" not in done.stdout  # no redrawn bar, no escape codes
-    lines = done.stdout.splitlines()
-    assert "(seed 1, 1 Ray worker)" in lines[0]
-    progress = [line for line in lines if line.startswith("gen ")]
-    assert [line.split(" · ")[0] for line in progress] == [f"gen {g}/5" for g in range(6)]
-    assert any(str(out) in line for line in lines[-1:])  # the path whole, on the last line

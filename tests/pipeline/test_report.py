@@ -1,165 +1,242 @@
-"""Reports: figures titled with their run and honest axes, the best individual's own figures,
-a self-contained HTML report that a real headless browser renders, and comparisons."""
+"""Reports: every figure names its run, generations are whole numbers, rates stay in [0, 1],
+the summary shows one individual's own figures, report.html is self-contained and renders
+in a real headless browser, and `--compare` overlays runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
+import matplotlib.image
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-import pipeline
 from pipeline.cli import main
-from pipeline.kinds import diversity_definition
-from pipeline.reporting import figures
-from pipeline.reporting.compare import comparison_figure
-from pipeline.rundir import RunDir
-from tests.pipeline.test_runs import NIM_SPEC, SETCOVER_SPEC
+from pipeline.report import report_figures, write_comparison, write_report
+from pipeline.reporting.common import RunLogs, band, is_rate
+from pipeline.reporting.compare import comparison_figure, run_labels
+from pipeline.reporting.summary import fmt
+from pipeline.runner import start_run
+from pipeline.spec import load_spec
 
-SHORT = NIM_SPEC.format(generations=3, kind="rules", games=20)
+from .test_runs import NIM_SPEC, SETCOVER_SPEC
 
 
-def _run(tmp_path: Path, text: str, name: str, **overrides) -> pipeline.Run:
-    spec = tmp_path / f"{name}.toml"
-    spec.write_text(text)
-    return pipeline.run(spec, out=str(tmp_path / name), **overrides)
+def _run(root: Path, text: str, name: str, **changes) -> Path:
+    spec_path = root / f"{name}.toml"
+    spec_path.write_text(text)
+    return start_run(load_spec(spec_path, {"execution.output": str(root / name), **changes}))
 
 
 @pytest.fixture(scope="module")
-def nim_run(tmp_path_factory) -> pipeline.Run:
-    return _run(tmp_path_factory.mktemp("report"), SHORT, "nim")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """Tiny runs: 3 generations (0-2), the length that used to get 0.5 ticks."""
+    root = tmp_path_factory.mktemp("report-runs")
+    return {
+        "table": _run(root, NIM_SPEC.format(generations=2, kind="table", games=10), "table"),
+        "table-seed-2": _run(root, NIM_SPEC.format(generations=2, kind="table", games=10), "table2", seed=2),
+        "rules": _run(root, NIM_SPEC.format(generations=2, kind="rules", games=10), "rules"),
+        "setcover": _run(root, SETCOVER_SPEC, "setcover"),
+    }
 
 
-def test_objective_axes_are_titled_with_integer_generations_and_shares_within_0_1(nim_run):
-    generations = nim_run.generations()
-    fig = figures.objectives_figure(generations, "RUN-TITLE")
-    assert "RUN-TITLE" in fig._suptitle.get_text()
-    fig.canvas.draw()
-    for ax in fig.axes:
-        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
-        assert all(float(t).is_integer() for t in ticks), ticks  # no generation 0.5
-        name = ax.get_ylabel()
-        if figures.is_share(name):
-            low, high = ax.get_ylim()
-            assert -0.05 <= low and high <= 1.05
-            band = ax.collections[0].get_paths()[0].vertices[:, 1]
-            assert band.min() >= 0.0 and band.max() <= 1.0  # mean ± std is clipped to what a rate can be
-    plt.close(fig)
+def _axes(fig):
+    return [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
 
 
-def test_flat_objectives_get_no_panel_but_a_note(tmp_path):
-    run = _run(tmp_path, SETCOVER_SPEC, "cover")
-    generations = run.generations()
-    assert "covered" in figures.constant_objectives(generations)
-    fig = figures.objectives_figure(generations, "t")
-    assert [ax.get_ylabel() for ax in fig.axes] == ["cost"]
-    plt.close(fig)
-    files = run.report()
-    summary = next(f for f in files if f.name == "summary.md").read_text()
-    assert "covered was 100 for every member of every generation" in summary
+@pytest.mark.parametrize("kind", ["table", "rules", "setcover"])
+def test_every_figure_names_its_run_with_whole_generations_and_rates_in_0_1(runs, kind):
+    meta = json.loads((runs[kind] / "run.json").read_text())
+    figures = report_figures(runs[kind])
+    expected = {"objectives", "diversity"} | {"table": {"best_table"}, "rules": {"parameters"}}.get(kind, set())
+    assert set(figures) == expected
+    try:
+        for stem, fig in figures.items():
+            title = fig._suptitle.get_text()
+            assert meta["run_id"] in title and meta["spec"]["name"] in title and f"seed {meta['seed']}" in title, stem
+            for ax in _axes(fig):
+                if ax.get_xlabel() == "generation":
+                    low, high = ax.get_xlim()
+                    ticks = [t for t in ax.get_xticks() if low <= t <= high]
+                    assert ticks and all(float(t).is_integer() for t in ticks), (stem, ticks)
+                if is_rate(ax.get_ylabel()):
+                    low, high = ax.get_ylim()
+                    assert 0 <= low < high <= 1, (stem, ax.get_ylabel(), low, high)
+                    for collection in ax.collections:  # the mean ± std band
+                        for path in collection.get_paths():
+                            assert (path.vertices[:, 1] >= 0).all() and (path.vertices[:, 1] <= 1).all()
+    finally:
+        plt.close("all")
 
 
-def test_the_last_generation_of_a_parameter_trajectory_has_width(nim_run):
-    members = nim_run.populations()
-    best = members[members["rank"] == 0]
-    fig = figures.parameters_figure(best, "t")
-    last = int(best["generation"].max())
-    for ax in fig.axes:
-        for line in ax.get_lines():
-            assert line.get_xdata().max() == last + 1
-    plt.close(fig)
+def test_parameters_draw_the_last_generation_as_wide_as_the_others(runs):
+    fig = report_figures(runs["rules"])["parameters"]
+    try:
+        for ax in _axes(fig):
+            steps = [p for p in ax.patches if hasattr(p, "get_data")]
+            assert steps
+            edges = steps[0].get_data().edges
+            assert np.allclose(np.diff(edges), 1.0)  # generations 0, 1, 2: three steps of width 1
+            assert len(edges) == 4 and ax.get_xlim()[1] >= edges[-1]
+    finally:
+        plt.close("all")
 
 
-def test_summary_shows_the_best_individual_own_figures_and_defines_diversity(nim_run):
-    files = nim_run.report()
-    assert {f.name for f in files} == {"objectives.png", "diversity.png", "parameters.png", "summary.md",
+def test_a_constant_objective_is_named_not_drawn(runs):
+    gens = pd.read_parquet(runs["setcover"] / "generations.parquet")
+    assert gens["best_covered"].nunique() == 1  # every cover is complete after repair
+    fig = report_figures(runs["setcover"])["objectives"]
+    try:
+        assert [ax.get_ylabel() for ax in _axes(fig)] == ["cost"]
+        assert "covered = 100" in fig._suptitle.get_text()
+    finally:
+        plt.close("all")
+    write_report(runs["setcover"])
+    assert "covered = 100" in (runs["setcover"] / "report" / "summary.md").read_text()
+
+
+def _summary_table(markdown: str) -> pd.DataFrame:
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    return pd.DataFrame(rows, columns=header).set_index("objective")
+
+
+@pytest.mark.parametrize("kind", ["table", "setcover"])
+def test_summary_shows_the_best_individuals_own_figures(runs, kind):
+    write_report(runs[kind])
+    text = (runs[kind] / "report" / "summary.md").read_text()
+    top = json.loads((runs[kind] / "best.json").read_text())["hall_of_fame"][0]
+    table = _summary_table(text)
+    for name, value in top["objectives"].items():
+        if name in table.index:
+            assert table.loc[name, "best individual"] == fmt(value)
+    if "intervals" in top:  # sampled fitness: the fresh figures come with their intervals
+        assert "95% interval" in table.columns
+        for name, (low, high) in top["intervals"].items():
+            assert table.loc[name, "95% interval"] == f"{fmt(low)} – {fmt(high)}"
+    assert any("population best, last gen" in c for c in table.columns)
+    assert "may come from different individuals" in text
+    assert "`diversity`" in text and "0: every member identical" in text
+
+
+def test_report_html_is_self_contained_and_names_its_run(runs):
+    files = write_report(runs["table"])
+    assert {p.name for p in files} == {"objectives.png", "diversity.png", "best_table.png", "summary.md",
                                        "report.html"}
-    summary = (nim_run.path / "report" / "summary.md").read_text()
-    top = nim_run.best(1).iloc[0]
-    best_section = summary.split("## Best individual")[1].split("##")[0]
-    for name in ("win_rate_expert", "win_rate_random", "win_rate_minimax"):
-        value = float(top[name])
-        shown = re.search(rf"\| {name} \| ([0-9.,]+) \|", best_section).group(1)
-        assert float(shown.replace(",", "")) == pytest.approx(value, abs=5e-4)
-        low, high = top[f"{name}_low"], top[f"{name}_high"]  # the verdict's interval is shown beside it
-        assert f"{low:.4f} - {high:.4f}" in best_section
-    assert diversity_definition("rules") in summary
-    assert "may be a different member" in summary
-
-
-def test_the_html_report_is_self_contained(nim_run):
-    nim_run.report()
-    document = (nim_run.path / "report" / "report.html").read_text()
-    assert nim_run.run_id in document
-    assert document.count('src="data:image/png;base64,') == 3
-    assert not re.search(r'(src|href)="(?!data:)', document)  # nothing fetched from anywhere
+    page = (runs["table"] / "report" / "report.html").read_text()
+    run_id = json.loads((runs["table"] / "run.json").read_text())["run_id"]
+    assert page.count("data:image/png;base64,") == 3
+    assert not re.search(r'(src|href)="(?!data:)', page)  # nothing to fetch
+    assert page.count(run_id) >= 4  # the title and every figure's caption
+    assert "total-variation distance" in page  # what diversity means for tables
 
 
 def _browser() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
 
 
-def test_a_headless_browser_renders_the_html_report(nim_run, tmp_path):
+def test_report_html_renders_in_a_headless_browser(runs, tmp_path):
     browser = _browser()
     if browser is None:
         if os.environ.get("EVO_REQUIRE_BROWSER"):
-            pytest.fail("EVO_REQUIRE_BROWSER is set but no chromium is installed (apt-get install chromium)")
-        pytest.skip("no chromium here; .ci/run installs it and sets EVO_REQUIRE_BROWSER")
-    nim_run.report()
+            pytest.fail("EVO_REQUIRE_BROWSER is set but no chromium is installed (.ci/run installs it)")
+        pytest.skip("no chromium on this machine (apt-get install -y chromium); CI requires it")
+    write_report(runs["table"])
+    page = runs["table"] / "report" / "report.html"
     shot = tmp_path / "shot.png"
-    profile = tempfile.mkdtemp(prefix="evo-chromium-")
-    try:
-        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={profile}", f"--screenshot={shot}", "--window-size=1000,1600",
-                        (nim_run.path / "report" / "report.html").as_uri()],
-                       capture_output=True, timeout=90, check=True)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    pixels = plt.imread(shot)[..., :3]
-    assert pixels.shape[:2] == (1600, 1000)
-    dark = (pixels.mean(axis=2) < 0.5).mean()  # text, axes and lines
-    coloured = (pixels.std(axis=2) > 0.15).mean()  # the plotted lines and bands
-    assert dark > 0.003 and coloured > 0.001, (dark, coloured)
+    subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1200,2000",
+         page.resolve().as_uri()],
+        check=True, timeout=120, capture_output=True)
+    image = matplotlib.image.imread(shot)[..., :3]
+    assert image.shape[:2] == (2000, 1200)
+    ink = (image < 0.9).any(axis=2)  # anything not (near) white: text, table rules, plots
+    assert ink.mean() > 0.02, f"the rendered page is nearly blank ({ink.mean():.2%} ink)"
+    assert image.std() > 0.05
+    colourful = (image.max(axis=2) - image.min(axis=2)) > 0.3  # the plots' coloured lines and heat map
+    assert colourful.mean() > 0.002
 
 
-def test_compare_overlays_each_run_best_and_mean(tmp_path):
-    first = _run(tmp_path, SHORT, "a")
-    second = _run(tmp_path, SHORT, "b", seed=12)
-    exact = _run(tmp_path, SHORT.replace("expert = 20, random = 20, minimax = 20",
-                                         'expert = "exact", random = "exact", minimax = "exact"'), "c")
-    runs = [(r.run_id, r.generations()) for r in (first, second, exact)]
-    fig = comparison_figure(runs)
-    for ax in fig.axes:
-        labels = [line.get_label() for line in ax.get_lines()]
-        assert labels == [f"{r.run_id} {what}" for r in (first, second, exact) for what in ("best", "mean")]
-    plt.close(fig)
-    assert main(["report", "--compare", str(first.path), str(second.path), str(exact.path),
-                 "--out", str(tmp_path / "cmp")]) == 0
-    document = (tmp_path / "cmp" / "compare.html").read_text()
-    assert all(r.run_id in document for r in (first, second, exact))
-    assert (tmp_path / "cmp" / "compare.png").stat().st_size > 10_000
+def test_compare_overlays_every_run_with_a_legend_naming_each(runs, tmp_path, capsys):
+    chosen = [runs["table"], runs["table-seed-2"]]
+    out = tmp_path / "cmp"
+    assert main(["report", "--compare", *map(str, chosen), "--out", str(out)]) == 0
+    written = {p.name for p in out.iterdir()}
+    assert {"compare.png", "compare_evaluations.png", "compare.html"} <= written
+    assert str(out / "compare.html") in capsys.readouterr().out
+    from pipeline.reporting.common import load_run
+
+    logs = [load_run(p) for p in chosen]
+    labels = run_labels(logs)
+    assert labels == ["table · seed 11", "table2 · seed 2"]
+    for x in ("generation", "evaluations"):
+        fig = comparison_figure(logs, x)
+        try:
+            for ax in fig.axes:
+                if ax.get_legend() is not None:
+                    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+                    assert all(any(label in entry for entry in legend) for label in labels)
+                assert len(ax.get_lines()) == 2 * len(chosen)  # best and mean of each run
+                if is_rate(ax.get_ylabel()):
+                    assert 0 <= ax.get_ylim()[0] and ax.get_ylim()[1] <= 1
+            assert all(float(t).is_integer() for t in fig.axes[-1].get_xticks())
+        finally:
+            plt.close(fig)
+    page = (out / "compare.html").read_text()
+    assert all(label in page for label in labels)
+    assert write_comparison(chosen, tmp_path / "api")[-1] == tmp_path / "api" / "compare.html"
 
 
-def test_compare_refuses_in_one_line(tmp_path, capsys):
-    run = _run(tmp_path, SHORT, "a")
-    assert main(["report", "--compare", str(run.path), str(tmp_path / "missing")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "no such run directory" in err[0]
-    assert main(["report", "--compare", str(run.path)]) == 2
-    assert "at least two run directories" in capsys.readouterr().err
-    cover = _run(tmp_path, SETCOVER_SPEC, "cover")
-    assert main(["report", "--compare", str(run.path), str(cover.path)]) == 2
-    assert "share no objective" in capsys.readouterr().err
+@pytest.mark.parametrize("args, expected", [
+    (["--compare", "{table}", "{missing}"], "no such run directory"),
+    (["--compare", "{table}"], "at least two run directories"),
+    (["--compare", "{table}", "{setcover}"], "share no objective"),
+    ([], "give a run directory"),
+    (["{table}", "--compare", "{table}", "{rules}"], "not both"),
+])
+def test_compare_refuses_in_one_line(runs, tmp_path, capsys, args, expected):
+    names = {**{k: str(v) for k, v in runs.items()}, "missing": str(tmp_path / "nope")}
+    assert main(["report", *[a.format(**names) for a in args], "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1
 
 
-def test_a_report_of_a_run_in_progress_reads_its_committed_generations(tmp_path):
-    run = _run(tmp_path, SHORT, "live")
-    RunDir(run.path).update_run(status="running")
-    assert pipeline.open_run(run.path).report()
-    assert "status: running" in (run.path / "report" / "summary.md").read_text()
+def _fake_run(name: str, seed: int, folder: str) -> RunLogs:
+    return RunLogs(Path("/runs") / folder, {"spec": {"name": name}, "seed": seed, "run_id": f"{name}-s{seed}"},
+                   pd.DataFrame(), {"kind": "table"})
+
+
+@given(st.lists(st.tuples(st.sampled_from(["nim-table", "nim-table-sampled"]), st.integers(0, 3),
+                          st.sampled_from(["a", "b", "c"])), min_size=2, max_size=6, unique_by=lambda t: t[2]))
+def test_legend_labels_are_distinct_for_distinct_run_directories(triples):
+    labels = run_labels([_fake_run(*t) for t in triples])
+    assert len(set(labels)) == len(labels)
+    for (name, seed, _), label in zip(triples, labels):
+        assert label.startswith(f"{name} · seed {seed}")
+
+
+@given(st.sampled_from(["win_rate_expert", "optimal_move_rate", "cost", "size"]), st.data())
+def test_the_std_band_never_leaves_what_the_quantity_can_be(name, data):
+    top = 1.0 if is_rate(name) else 500.0
+    means = data.draw(st.lists(st.floats(0, top), min_size=1, max_size=20))
+    stds = data.draw(st.lists(st.floats(0, top), min_size=len(means), max_size=len(means)))
+    mean, std = pd.Series(means), pd.Series(stds)
+    low, high = band(mean, std, name, mean.to_numpy())
+    assert (low <= mean.to_numpy() + 1e-12).all() and (mean.to_numpy() <= high + 1e-12).all()
+    assert (low >= 0).all()
+    if is_rate(name):
+        assert (high <= 1).all()
