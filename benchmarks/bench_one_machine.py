@@ -62,10 +62,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--specs", choices=["nim", "all"], default="nim")
+    parser.add_argument("--match", default="", help="only cases whose spec path contains this")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
         for spec, extra in (ALL_CASES if args.specs == "all" else CASES):
+            if args.match not in spec:
+                continue
             for r in range(args.rounds):
                 local, _ = run(spec, extra, 0, Path(tmp) / "local")
                 parts = [f"--workers 0 {local:.1f} s"]

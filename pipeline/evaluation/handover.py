@@ -2,8 +2,10 @@
 
 On one machine Ray takes seconds to start and stop (and its processes share
 the cores with the work), so a short run is fastest with no Ray at all. This
-evaluator scores batches in-process; once the first batch shows that the
-expected remaining evaluation is long enough (`worth_seconds`), it starts the
+evaluator scores batches in-process; once the batches show that the
+expected remaining evaluation is long enough (`worth_seconds`) and a third of
+that has already been spent in-process (so a run that stops early on a target
+never pays for Ray), it starts the
 embedded Ray (a few seconds, in the main thread: Ray wants it) and then the
 actor pool in a background thread, keeps evaluating in-process while the
 actors start and build the task, and hands over at the first batch after
@@ -24,6 +26,10 @@ from .local import LocalEvaluator
 # this: Ray's start and stop cost about 5-10 s of this 2-core machine's time
 # (benchmarks/README.md, "One machine: in-process, then Ray").
 WORTH_SECONDS = 30.0
+# ... and only once this share of it has been spent evaluating in-process: a run
+# with a stop target or stagnation limit may end long before its generations
+# (runs/nim-gp.toml reaches its target in seconds), and must not pay Ray's start.
+PATIENCE_SHARE = 1 / 3
 
 
 class HandoverEvaluator(Evaluator):
@@ -40,6 +46,7 @@ class HandoverEvaluator(Evaluator):
         self._start_ray = start_ray
         self._remaining = expected_batches
         self._worth = worth_seconds
+        self._local_seconds = 0.0  # evaluation done in-process so far
         self._starter: threading.Thread | None = None
         self._closed = False
 
@@ -59,8 +66,9 @@ class HandoverEvaluator(Evaluator):
         """After a local batch: start the pool in the background if the rest of the run is long."""
         if self._starter is not None:
             return
+        self._local_seconds += batch_seconds
         remaining = float("inf") if self._remaining is None else self._remaining
-        if batch_seconds * remaining < self._worth:
+        if batch_seconds * remaining < self._worth or self._local_seconds < self._worth * PATIENCE_SHARE:
             return
         try:
             self._start_ray()  # Ray's own start wants the main thread (signal handlers)

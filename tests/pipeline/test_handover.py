@@ -84,3 +84,16 @@ def test_make_evaluator_hands_over_only_for_an_embedded_ray_of_a_run(monkeypatch
         assert isinstance(evaluator, HandoverEvaluator)
     with make_evaluator(SMALL, workers=0, expected_batches=5) as evaluator:
         assert isinstance(evaluator, LocalEvaluator)
+
+
+def test_a_run_that_stops_early_never_starts_ray():
+    """Long enough by its generations, but it has spent less than a third of the worth
+    threshold in-process when it stops (a stop target): Ray must not have been started."""
+    started = []
+    evaluator = HandoverEvaluator(SMALL, 2, lambda: started.append("pool") or _Pool(SMALL),
+                                  expected_batches=10**9, worth_seconds=1.0,
+                                  start_ray=lambda: started.append("ray"))
+    for generation in range(3):  # each batch predicts years of evaluation, but only ms were spent
+        evaluator.evaluate(*_batch(generation))
+    evaluator.close()
+    assert started == [] and not evaluator.handed_over
