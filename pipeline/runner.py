@@ -51,7 +51,7 @@ class _Prepared:
         self.kind = make_kind(spec, task)
         self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
                                      getattr(task, "default_weights", None))
-        self.noise = NoiseControl(spec, getattr(task, "sampled", {}))
+        self.noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,

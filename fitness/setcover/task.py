@@ -23,6 +23,7 @@ class SetCoverTask:
     objectives = ("covered", "cost")
     weights = (1.0, -1.0)
     primary = "cost"  # what progress bars and stop targets follow
+    uses_seeds = False  # scoring a cover draws nothing: the loop need not make seeds for it
 
     def __init__(self, spec: dict) -> None:
         if spec.get("instance"):
