@@ -145,3 +145,11 @@ def test_pareto_ranks_are_non_dominated_fronts(tmp_path):
             dominated_by = [b for b in points if (b[:2] >= a[:2]).all() and (b[:2] > a[:2]).any()]
             assert (a[2] == 0) == (not dominated_by)  # front 0: dominated by nobody
             assert all(b[2] < a[2] for b in dominated_by)  # whoever dominates is on an earlier front
+
+
+def test_run_report_writes_the_report_files(tmp_path):
+    run = pipeline.run(_spec(tmp_path, EXACT), out=str(tmp_path / "run"), generations=2)
+    files = run.report()
+    assert {f.name for f in files} >= {"objectives.png", "summary.md", "report.html"}
+    assert all(f.parent == run.path / "report" and f.stat().st_size > 0 for f in files)
+    assert run.run_id in (run.path / "report" / "report.html").read_text()
