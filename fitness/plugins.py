@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import io
 import re
+import shutil
 import sys
 import tempfile
 import zipfile
@@ -106,7 +107,7 @@ def install_bundle(data: bytes) -> str:
         try:
             staging.rename(folder)
         except OSError:  # another actor on this node got there first: its copy is the same
-            pass
+            shutil.rmtree(staging, ignore_errors=True)
     add_search_path(str(folder))
     if str(folder) in sys.path:  # ahead of the rest here: this is exactly the driver's code
         sys.path.remove(str(folder))
