@@ -32,7 +32,7 @@ OnGeneration = Callable[[dict[str, Any]], "bool | None"]
 # Keyword shortcuts for the execution section (everything else: a spec key, `__` for a dot).
 _SHORTCUTS = {"workers": "execution.workers", "address": "execution.address", "out": "execution.output",
               "output": "execution.output", "chunk_size": "execution.chunk_size",
-              "connect_timeout": "execution.connect_timeout"}
+              "connect_timeout": "execution.connect_timeout", "handover": "execution.handover"}
 
 
 def _dotted(overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ class _Prepared:
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=spec.generations + 1,
+                                        expected_batches=spec.generations + 1 if spec.execution.handover else None,
                                         code=code_bundle(spec))  # the spec's own modules, for the workers
 
 

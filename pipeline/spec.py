@@ -160,6 +160,8 @@ class Execution(_Strict):
     output: str | None = None
     code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
                                  "(default: the spec's folder)")
+    handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
+                           "pays for its start; false: start the actors at once")
 
     @field_validator("workers", mode="before")
     @classmethod

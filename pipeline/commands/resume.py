@@ -27,7 +27,8 @@ def run(args) -> int:
     rundir = RunDir(args.run_dir)
     spec = rundir.read_run()["spec"]  # validated by resume_run, with the overrides
     overrides = {"generations": args.generations, "execution.workers": args.workers,
-                 "execution.address": args.address, "execution.connect_timeout": args.connect_timeout}
+                 "execution.address": args.address, "execution.connect_timeout": args.connect_timeout,
+                 "execution.handover": args.handover}
     execution = spec.get("execution") if isinstance(spec.get("execution"), dict) else {}
     workers = execution.get("workers", 0) if args.workers is None else args.workers
 

@@ -38,6 +38,9 @@ def add_execution_arguments(p) -> None:
                    help="an existing cluster: host:port of `ray start --head`, 'auto', or ray://host:10001")
     p.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
                    help="give up joining the cluster after this long (default 30)")
+    p.add_argument("--no-handover", dest="handover", action="store_false", default=None,
+                   help="on one machine, start the embedded Ray's actors at once (default: evaluate "
+                   "in-process until the run is long enough for Ray to pay)")
 
 
 def run(args) -> int:
@@ -47,6 +50,7 @@ def run(args) -> int:
         "execution.workers": args.workers,
         "execution.address": args.address,
         "execution.connect_timeout": args.connect_timeout,
+        "execution.handover": args.handover,
         "generations": args.generations,
         "seed": args.seed,
         "execution.output": args.out,

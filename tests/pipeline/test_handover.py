@@ -97,3 +97,21 @@ def test_a_run_that_stops_early_never_starts_ray():
         evaluator.evaluate(*_batch(generation))
     evaluator.close()
     assert started == [] and not evaluator.handed_over
+
+
+def test_no_handover_starts_the_embedded_actors_at_once(tmp_path):
+    """README's quick start: `--no-handover` scores every generation on the embedded Ray's actors."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    out = tmp_path / "run"
+    spec = Path(__file__).resolve().parents[2] / "runs" / "nim-table.toml"
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec), "--generations", "1",
+                           "--workers", "2", "--no-handover", "--out", str(out)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    workers = pd.read_parquet(out / "individuals")["worker"]
+    assert workers.str.startswith("actor-").all() and workers.nunique() == 2
