@@ -1,0 +1,41 @@
+"""The short runs whose logs are pinned: every shipped spec and example, plus the
+algorithm and objective variants no shipped spec uses (mu,lambda, NSGA-II, ...)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# name -> (spec path relative to the checkout, overrides as pipeline.run takes them)
+CASES: dict[str, tuple[str, dict]] = {
+    "nim-table": ("runs/nim-table.toml", {"generations": 4}),
+    "nim-table-sampled": ("runs/nim-table-sampled.toml", {"generations": 4}),
+    "nim-misere-k3": ("runs/nim-misere-k3.toml", {"generations": 4}),
+    "nim-rules": ("runs/nim-rules.toml", {"generations": 3}),
+    "nim-gp": ("runs/nim-gp.toml", {"generations": 3}),
+    "nim-gp-misere-k3": ("runs/nim-gp-misere-k3.toml", {"generations": 2}),
+    "setcover-1000": ("runs/setcover-1000.toml", {"generations": 4}),
+    "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),
+    "nim-vs-my-agent": ("examples/nim-agent/nim-vs-my-agent.toml", {"generations": 4}),
+    # variants
+    "table-mu-comma-lambda": ("runs/nim-table.toml", {"generations": 4, "population__algorithm": "mu,lambda"}),
+    "table-nsga2": ("runs/nim-table.toml", {"generations": 4, "population__algorithm": "nsga2",
+                                            "objectives__mode": "pareto"}),
+    "table-sampled-plain": ("runs/nim-table-sampled.toml", {
+        "generations": 4, "sampling__reevaluate": False, "sampling__common_random_numbers": False}),
+    "setcover-flip-sparse": ("runs/setcover-1000.toml", {
+        "generations": 3, "operators__mutation": "flip", "genome__init": "sparse", "population__distinct": False,
+        "objectives__mode": "weighted"}),
+    "rules-pareto": ("runs/nim-rules.toml", {"generations": 3, "population__algorithm": "nsga2",
+                                             "objectives__mode": "pareto"}),
+    "gp-comma": ("runs/nim-gp.toml", {"generations": 2, "population__algorithm": "mu,lambda",
+                                      "population__size": 60, "population__offspring": 120}),
+}
+
+
+def run_case(name: str, out: Path, workers: int | str = 0) -> Path:
+    import pipeline
+
+    spec, overrides = CASES[name]
+    return pipeline.run(ROOT / spec, workers=workers, out=str(out), force=True, **overrides).path

@@ -1,0 +1,43 @@
+"""Golden logs: every shipped spec and example (and the algorithm variants) writes
+the log the code of 2026-11-22 wrote, bit for bit apart from timing and worker
+columns, on 0 and N workers; and run directories that code left half-done by a
+SIGKILL resume to the log an uninterrupted run wrote.
+
+A spec's meaning never changes under a user's feet: if one of these fails, the
+change altered a trajectory. Regenerate (tests/golden/make_golden.py) only for a
+change that is meant to, and say so.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import pipeline
+from tests.golden.cases import CASES, run_case
+from tests.golden.digest import run_digests
+from tests.golden.killed import FIXTURES, KILLED
+
+GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "golden.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_shipped_spec_writes_its_golden_log_in_process(tmp_path, name):
+    assert run_digests(run_case(name, tmp_path / name)) == GOLDEN[name]
+
+
+@pytest.mark.parametrize("name, workers", [("nim-table-sampled", 1), ("setcover-1000", 2), ("knapsack", 2),
+                                           ("nim-gp", 2)])
+def test_golden_logs_hold_on_ray_workers(tmp_path, ray_session, name, workers):
+    assert run_digests(run_case(name, tmp_path / name, workers=workers)) == GOLDEN[name]
+
+
+@pytest.mark.parametrize("name", sorted(KILLED))
+def test_a_run_killed_by_an_older_version_resumes_to_the_uninterrupted_log(tmp_path, name):
+    run_dir = tmp_path / name
+    shutil.copytree(FIXTURES / name, run_dir)
+    pipeline.resume(run_dir, workers=0)
+    assert run_digests(run_dir) == GOLDEN[name]
