@@ -22,6 +22,7 @@ import operators.rules as rule_genomes
 import operators.table as table_genomes
 from fitness.plugins import PluginError, resolve
 from fitness.setcover import ratio_greedy
+from operators.beasley_chu import WeightedCoverOperators
 from operators.naming import bind, options, pick
 
 if TYPE_CHECKING:  # a type only: spec.py builds kinds to validate a spec, so no import back
@@ -119,17 +120,25 @@ def _mean_pairwise_l1(vectors: np.ndarray, scale: np.ndarray | float = 1.0) -> f
 def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
     instance = task.instance
     ops = spec.operators
-    mutations = {"asymmetric": bitstring.mut_asymmetric, "flip": bitstring.mut_flip}
+    weighted = _weighted_operators(spec, instance)  # None unless the spec names one of them
+    mutations = {"asymmetric": bitstring.mut_asymmetric, "flip": bitstring.mut_flip, "adaptive": "adaptive"}
     mutation = pick(mutations, ops.mutation, "asymmetric", "mutation", "bitstring")
-    crossover = pick(bitstring.CROSSOVERS, ops.crossover, "uniform", "crossover", "bitstring")
+    crossover = pick({**bitstring.CROSSOVERS, "fusion": "fusion", "optimal": "optimal"}, ops.crossover, "uniform",
+                     "crossover", "bitstring")  # the weighted ones by name: their operators are built below
     # Mutation strength: `rate` lists flipped on average (asymmetric), or a per-bit `p` (flip).
     strength = {"rate": 2.0, "p": 1.0 / instance.n_lists, **ops.params}
-    accepted = inspect.signature(mutation).parameters
-    mutate = functools.partial(mutation, **{k: strength[k] for k in ("rate", "p") if k in accepted})
-    cover = ratio_greedy(instance).mask(instance)
+    if isinstance(mutation, str):
+        mutate = weighted.mutate
+    else:
+        accepted = inspect.signature(mutation).parameters
+        mutate = functools.partial(mutation, **{k: strength[k] for k in ("rate", "p") if k in accepted})
+    repair = weighted.repair if ops.repair == "lagrangian" else functools.partial(bitstring.repair, instance)
+    cover = ratio_greedy(instance).mask(instance) if spec.genome.init == "greedy" else None
     seed_rate = float(ops.params.get("seed_rate", 2.0))
 
     def make(n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        if spec.genome.init == "lagrangian":
+            return weighted.init(n, rng)
         if spec.genome.init == "sparse":
             return [bitstring.init_sparse(instance.n_lists, rng, spec.genome.density) for _ in range(n)]
         seeded = (n + 1) // 2  # half from the perturbed greedy cover, half sparse random
@@ -141,7 +150,7 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
         # Repair right away, re-adding the lists the mutation dropped only as a
         # last resort; otherwise repair would mostly undo the mutation.
         child = mutate(genome, rng)
-        return bitstring.repair(instance, child, avoid=genome & ~child)
+        return child if isinstance(mutation, str) else repair(child, avoid=genome & ~child)  # adaptive: repaired
 
     kind = GenomeKind(
         name="bitstring",
@@ -149,19 +158,47 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
         # `p` and `rate` set the mutation; crossovers keep their own defaults. The loop keeps
         # one child, so uniform crossover makes only that one (same draws, half the work).
         mate=(lambda a, b, rng: (bitstring.uniform_child(a, b, rng),)) if crossover is bitstring.cx_uniform
+        else (lambda a, b, rng: (weighted.crossover(a, b, rng),)) if crossover == "fusion"
+        else (lambda a, b, rng: (weighted.recombine(a, b, rng),)) if crossover == "optimal"
         else (lambda a, b, rng: crossover(a, b, rng)),
         mutate_fn=lambda g, rng: _mutate_avoiding_dropped(g, rng) if ops.repair else mutate(g, rng),
-        repair_fn=lambda g: bitstring.repair(instance, g),
+        repair_fn=repair,
         to_record=bitstring.to_record,
         from_record=bitstring.from_record,
         record_type=pa.list_(pa.bool_()),
         distance=_mean_pairwise_l1,
     )
-    kind.allowed_params = {"rate", "p", "seed_rate"}
+    kind.allowed_params = {"rate", "p", "seed_rate"} | (set(_WEIGHTED_PARAMS) if weighted else set())
     kind.record_array = _bool_lists
-    # A mutant is repaired inside mutate; a copy of a (repaired) parent is a cover already.
-    kind.repaired_origins = frozenset({"mutation", "reproduction"} if ops.repair else {"reproduction"})
+    # A mutant is repaired inside mutate (a fusion child inside mate); a copy of a (repaired)
+    # parent is a cover already.
+    repaired = {"mutation", "reproduction"} | ({"crossover"} if isinstance(crossover, str) else set())
+    kind.repaired_origins = frozenset(repaired if ops.repair else {"reproduction"})
     return kind
+
+
+_WEIGHTED_PARAMS = ("flips", "flips_midpoint", "flips_gradient")
+
+
+def _weighted_operators(spec: RunSpec, instance: Any) -> WeightedCoverOperators | None:
+    """Beasley-Chu's operators over the Lagrangian-useful lists, if the spec names any of them.
+
+    Built only then: the relaxation costs a fraction of a second on
+    OR-Library instances, and specs that do not use it must not pay or change.
+    """
+    ops = spec.operators
+    if not (ops.crossover in ("fusion", "optimal") or ops.mutation == "adaptive" or ops.repair == "lagrangian"
+            or spec.genome.init == "lagrangian"):
+        return None
+    schedule = {k: v for k, v in ops.params.items() if k in _WEIGHTED_PARAMS}
+    for key, value in schedule.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"operators.params.{key}: must be a number (got {value!r})")
+    rule = {"lagrangian": "rows", True: "ratio", False: None}[ops.repair]
+    try:
+        return WeightedCoverOperators(instance, repair=rule, **{k: float(v) for k, v in schedule.items()})
+    except ValueError as exc:
+        raise ValueError(f"operators.params: {exc}") from None
 
 
 def _bool_lists(genomes: list[np.ndarray]) -> pa.Array:

@@ -1,11 +1,11 @@
-"""Exact minimum-size set cover by A*, for small instances.
+"""Exact minimum-cost set cover by A*, for small instances (cost = size on course instances).
 
 A state is the set of covered elements.  From a state, only the lists holding
 its lowest uncovered element are tried: some list of every cover holds it, so
 no optimum is lost, and each cover is reached in one order instead of all.
-The path cost is the total size of the lists taken.  The heuristic charges
+The path cost is the total cost of the lists taken.  The heuristic charges
 every uncovered element the cheapest price per new element any list offers it,
-``min over lists j holding e of size_j / |j ∩ uncovered|``; any completion pays
+``min over lists j holding e of cost_j / |j ∩ uncovered|``; any completion pays
 at least that for each element, so it never overestimates, and A* may reopen
 states, so it stays exact even where the heuristic is not consistent.
 """
@@ -41,7 +41,7 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
     masks = [sum(1 << int(e) for e in members) for members in instance.members]
     holders = [np.flatnonzero(column).tolist() for column in instance.incidence.T]
     goal = sum(1 << int(e) for e in np.flatnonzero(instance.coverable))
-    sizes = instance.sizes.tolist()
+    costs = instance.list_costs.tolist()
 
     width = (instance.N + 7) // 8
 
@@ -52,7 +52,7 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
             return 0
         hits = instance.incidence[:, uncovered]
         gain = hits.sum(axis=1)
-        price = np.divide(instance.sizes, gain, out=np.full(gain.shape, np.inf), where=gain > 0)
+        price = np.divide(instance.list_costs, gain, out=np.full(gain.shape, np.inf), where=gain > 0)
         per_element = np.where(hits, price[:, None], np.inf).min(axis=0)
         return math.ceil(per_element.sum() - 1e-9)
 
@@ -85,7 +85,7 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
             if time.monotonic() > deadline:
                 raise give_up(bound)
             child = covered | masks[j]
-            child_cost = cost + sizes[j]
+            child_cost = cost + costs[j]
             if child_cost < best_cost.get(child, math.inf):
                 best_cost[child] = child_cost
                 parent[child] = (covered, j)
