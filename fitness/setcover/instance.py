@@ -84,17 +84,10 @@ class Instance:
         be ``0..max``).  A file that is neither ``.npy`` nor ``.json`` and does
         not start with ``[`` or ``{`` is read as OR-Library (``fitness.setcover.orlib``).
         """
-        from .orlib import read_orlib
-
         path = Path(path)
         try:
-            if path.suffix == ".npy":
-                return cls.from_incidence(_read_npy(path))
-            data = path.read_bytes()
-            if path.suffix != ".json" and data.lstrip()[:1] not in (b"[", b"{"):
-                N, lists, costs = read_orlib(data)
-                return cls(N, lists, costs)
-            return cls._from_json(_read_json(data))
+            stat = path.stat()
+            return _load(cls, str(path.resolve()), stat.st_mtime_ns, stat.st_size)
         except (ValueError, OSError) as error:
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ValueError(f"{path}: {reason}") from None
@@ -270,6 +263,21 @@ def _validated_costs(costs: Any, n_lists: int) -> np.ndarray:
         if isinstance(cost, (bool, np.bool_)) or not isinstance(cost, (int, np.integer)) or cost < 0:
             raise ValueError(f"cost {index}: {cost!r} is not a non-negative integer")
     return np.asarray(costs, dtype=np.int64).reshape(n_lists)
+
+
+@lru_cache(maxsize=8)
+def _load(cls: type[Instance], path: str, modified_ns: int, size: int) -> Instance:
+    """A file read once per process while it stays unchanged (a run builds its task several times)."""
+    from .orlib import read_orlib
+
+    file = Path(path)
+    if file.suffix == ".npy":
+        return cls.from_incidence(_read_npy(file))
+    data = file.read_bytes()
+    if file.suffix != ".json" and data.lstrip()[:1] not in (b"[", b"{"):
+        N, lists, costs = read_orlib(data)
+        return cls(N, lists, costs)
+    return cls._from_json(_read_json(data))
 
 
 @lru_cache(maxsize=8)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
     from .instance import Instance
 
@@ -64,9 +66,49 @@ class _Numbers:
 def read_orlib(data: bytes) -> tuple[int, list[list[int]], list[int]]:
     """``(rows, lists, costs)`` from the bytes of an OR-Library set-covering file.
 
-    ``lists[j]`` holds the 0-based rows column ``j + 1`` covers; ``costs[j]``
-    is its cost.  Raises ``ValueError("line L: ...")`` on the first thing wrong.
+    ``lists[j]`` holds the 0-based rows column ``j + 1`` covers, ascending;
+    ``costs[j]`` is its cost.  Raises ``ValueError("line L: ...")`` on the
+    first thing wrong.  A well-formed file is read with numpy in one pass; a
+    file that fails any check is read again number by number, which finds the
+    line to name.
     """
+    try:
+        numbers = np.array(data.split(), dtype=np.int64)
+    except (ValueError, OverflowError):
+        numbers = None
+    parsed = None if numbers is None else _read_fast(numbers)
+    return _read_slowly(data) if parsed is None else parsed
+
+
+def _read_fast(numbers: np.ndarray) -> tuple[int, list[list[int]], list[int]] | None:
+    """The file's numbers parsed, or None if anything is off (the slow reader then says what)."""
+    if len(numbers) < 2 or numbers[0] < 1 or numbers[1] < 1 or len(numbers) < 2 + numbers[1]:
+        return None
+    m, n = int(numbers[0]), int(numbers[1])
+    costs = numbers[2 : 2 + n]
+    if (costs < 0).any():
+        return None
+    counts, columns, at = np.zeros(m, dtype=np.int64), [], 2 + n
+    for row in range(m):
+        if at >= len(numbers) or numbers[at] < 1 or at + 1 + numbers[at] > len(numbers):
+            return None
+        counts[row] = numbers[at]
+        listed = numbers[at + 1 : at + 1 + counts[row]]
+        if listed.min() < 1 or listed.max() > n or len(np.unique(listed)) != len(listed):
+            return None
+        columns.append(listed - 1)
+        at += 1 + int(counts[row])
+    if at != len(numbers):
+        return None
+    column_of = np.concatenate(columns)
+    row_of = np.repeat(np.arange(m), counts)
+    order = np.lexsort((row_of, column_of))
+    bounds = np.cumsum(np.bincount(column_of, minlength=n))[:-1]
+    return m, [rows.tolist() for rows in np.split(row_of[order], bounds)], costs.tolist()
+
+
+def _read_slowly(data: bytes) -> tuple[int, list[list[int]], list[int]]:
+    """The reader that walks number by number, knowing each one's line, to word the first fault."""
     numbers = _Numbers(data)
     if numbers.left() < 2:
         raise ValueError("line 1: the file must start with the number of rows and of columns (m n)")

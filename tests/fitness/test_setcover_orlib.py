@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from fitness.setcover import BEASLEY_CLASSES, Instance, beasley, beasley_class, format_orlib, score
+from fitness.setcover import BEASLEY_CLASSES, Instance, beasley, beasley_class, format_orlib, read_orlib, score
+from fitness.setcover.orlib import _read_slowly
 from tests.strategies import set_cover_instances
 
 # 3 rows, 4 columns; numbers wrapped over lines at will, as OR-Library's files do.
@@ -41,6 +42,13 @@ def test_orlib_round_trip(tmp_path_factory, instance):
     path.write_text(format_orlib(instance))
     # the format lists each row's columns, so a list comes back with its elements in ascending order
     assert Instance.load(path) == Instance(instance.N, [sorted(lst) for lst in instance.lists], instance.costs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(set_cover_instances(max_n=15, max_lists=12, weighted=True, coverable=True))
+def test_the_fast_reader_agrees_with_the_number_by_number_one(instance):
+    data = format_orlib(instance).encode()
+    assert read_orlib(data) == _read_slowly(data)
 
 
 def test_format_refuses_an_element_no_list_holds():
