@@ -123,7 +123,8 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2], help="instance seeds of the weighted classes")
     parser.add_argument("--course", nargs="*", type=int, default=[100, 200, 500, 1000], help="course sizes N")
     parser.add_argument("--course-seeds", nargs="*", type=int, default=[42, 1, 2])
-    parser.add_argument("--ga-seeds", nargs="+", type=int, default=[1], help="GA seeds per instance")
+    parser.add_argument("--ga-seeds", nargs="+", type=int, default=[1, 2, 3], help="GA seeds per weighted instance")
+    parser.add_argument("--course-ga-seeds", nargs="+", type=int, default=[1], help="GA seeds per course instance")
     parser.add_argument("--cft-limit", type=float, default=60.0)
     parser.add_argument("--highs-limit", type=float, default=300.0, help="seconds for HiGHS on weighted instances")
     parser.add_argument("--course-highs-limit", type=float, default=60.0,
@@ -138,7 +139,8 @@ def main() -> None:
         folder = Path(tmp)
         for label, instance, spec, settings in (weighted_cases(args.classes, args.seeds, folder)
                                                 + course_cases(args.course, args.course_seeds)):
-            ga = {seed: run_ga(spec, settings, seed, folder / "run") for seed in args.ga_seeds}
+            seeds = args.course_ga_seeds if label.startswith("course") else args.ga_seeds
+            ga = {seed: run_ga(spec, settings, seed, folder / "run") for seed in seeds}
             cft = run_cft(instance, args.cft_limit)
             highs = run_highs(instance, args.course_highs_limit if label.startswith("course") else args.highs_limit)
             _report(label, ga, cft, highs)
