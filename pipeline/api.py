@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, Mapping
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .rundir import RunDir
+from .records import RunDir
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
 
 __all__ = ["Run", "run", "resume", "open_run", "load_agent", "OnGeneration"]

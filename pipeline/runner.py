@@ -8,14 +8,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .evaluation import make_evaluator
-from .evolution import Evolution, Objectives
+from .evolution import Context, Loop, NoiseControl, Objectives, Scorer, State, Tracker, make_algorithm
 from .kinds import make_kind
-from .lock import RunLock
 from .plugins import code_bundle
-from .rundir import RunDir, describe_os_error, package_versions
-from .sampling import NoiseControl
+from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
+    package_versions, recover
 from .spec import RunSpec, apply_overrides, parse_spec
-from .verify import Recovered, check_identity, recover
 
 __all__ = ["RunExists", "failure_reason", "start_run", "resume_run", "output_dir"]
 
@@ -52,38 +50,35 @@ class _Prepared:
         self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
                                      getattr(task, "default_weights", None))
         self.noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
+        self.algorithm = make_algorithm(Context(spec, self.kind, self.objectives, self.noise.reevaluate))
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
                                         expected_batches=spec.generations + 1 if spec.execution.handover else None,
-                                        code=code_bundle(spec))  # the spec's own modules, for the workers
+                                        code=code_bundle(spec),  # the spec's own modules, for the workers
+                                        wait_for_all=spec.execution.wait_for_workers)
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
            on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
-    evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
-                          _run_id(spec), prepared.noise, on_generation)
+    recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise)
     try:
-        state = None
+        state = State()
         if recovered is not None and recovered.state is not None:
-            state = evolution.restore(recovered.state, recovered.rows)
-            evolution.rewrite_derived(state)  # a crash may have left them a generation behind
+            state = recorder.restore(recovered.state, recovered.rows)
+            recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
-            on_start(spec.generations, 0 if state is None else state.generation + 1,
-                     prepared.objectives.primary)
-        if state is None:
-            state = evolution.start()
-        reason = evolution.should_stop(state)
-        while reason is None:
-            state = evolution.step(state)
-            reason = evolution.should_stop(state)
-        evolution.write_verdict(state)
+            on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
+        loop = Loop(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
+                    Tracker(spec, prepared.objectives), recorder, spec.seed, [on_generation] if on_generation else [])
+        state, reason = loop.run(state)
+        recorder.write_verdict(state, prepared.evaluator)
         return reason
     finally:
         try:
-            evolution.close()  # everything evaluated is on disk before the status says so
+            recorder.close()  # everything evaluated is on disk before the status says so
         finally:
             prepared.evaluator.close()
 

@@ -160,6 +160,8 @@ class Execution(_Strict):
     output: str | None = None
     code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
                                  "(default: the spec's folder)")
+    wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "
+                                   "(default: work starts on the first ready actor, the rest join as they come)")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
                            "pays for its start; false: start the actors at once")
 

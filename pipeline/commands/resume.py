@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import sys
 
-    from ..rundir import RunDir
+    from ..records.rundir import RunDir
     from ..runner import resume_run
     from .run import show_run
 

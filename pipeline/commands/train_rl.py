@@ -66,7 +66,7 @@ def run(args) -> int:
 
     from fitness.nim.rl import parse_mix, save_agent, train, winning_moves, write_curve
 
-    from ..rundir import package_versions
+    from ..records.rundir import package_versions
 
     if args.episodes < 1:
         raise UserError(f"--episodes must be >= 1, got {args.episodes}")

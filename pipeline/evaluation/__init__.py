@@ -35,6 +35,7 @@ def make_evaluator(
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     expected_batches: int | None = None,
     code: bytes | None = None,
+    wait_for_all: bool = False,
     **ray_options: Any,
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
@@ -55,10 +56,12 @@ def make_evaluator(
     it to pay, handing over once the actors are ready (`HandoverEvaluator`).
     `code`: a zip of the spec's own modules (`pipeline.plugins.code_bundle`),
     unpacked on each actor before it builds the task.
+    `wait_for_all`: the pool is returned once every actor is ready (default:
+    once the first is; the others join as they come up).
     """
     if workers == "auto":
         return _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout,
-                           connect_timeout, expected_batches, code, ray_options)
+                           connect_timeout, expected_batches, code, wait_for_all, ray_options)
     if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
         raise ValueError(
             f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
@@ -75,7 +78,7 @@ def make_evaluator(
 
             return RayEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries,
                                 chunk_timeout=chunk_timeout, start_timeout=start_timeout, owns_ray=True,
-                                code=code, **ray_options)
+                                code=code, wait_for_all=wait_for_all, **ray_options)
 
         return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
                                  start_ray=lambda: connect(None, cpus, connect_timeout))
@@ -91,6 +94,7 @@ def make_evaluator(
         start_timeout=start_timeout,
         owns_ray=started,
         code=code,
+        wait_for_all=wait_for_all,
         **ray_options,
     )
 
@@ -100,7 +104,7 @@ def _ray_initialized() -> bool:
 
 
 def _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout, connect_timeout,
-                expected_batches, code, ray_options) -> Evaluator:
+                expected_batches, code, wait_for_all, ray_options) -> Evaluator:
     """`workers="auto"`: every CPU of the cluster joined, or of this machine for an embedded Ray."""
     per_actor = ray_options.get("num_cpus", 1)
     if cluster_address(address) is None and not _ray_initialized():
@@ -112,4 +116,4 @@ def _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, star
         workers = max(1, int(ray.cluster_resources().get("CPU", 1) // per_actor))
     return make_evaluator(task_spec, workers, address, chunk_size, max_retries, chunk_timeout=chunk_timeout,
                           start_timeout=start_timeout, connect_timeout=connect_timeout,
-                          expected_batches=expected_batches, code=code, **ray_options)
+                          expected_batches=expected_batches, code=code, wait_for_all=wait_for_all, **ray_options)

@@ -21,8 +21,8 @@ from typing import Any, Mapping
 
 from fitness.nim.engine import wilson_interval
 
-from .evaluation import evaluation_seeds
-from .spec import RunSpec
+from ..evaluation import evaluation_seeds
+from ..spec import RunSpec
 
 __all__ = ["NoiseControl"]
 

@@ -18,13 +18,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from ..evolution.state import CHECKPOINT_KEYS
+from ..spec import RunSpec
 from .rundir import RunDir, RunDirError
-from .spec import RunSpec
 
 __all__ = ["Recovered", "check_identity", "recover"]
-
-_STATE_KEYS = ("generation", "next_id", "evaluations", "population", "hall_of_fame", "best_primary",
-               "stagnant", "elapsed_seconds")
 
 
 @dataclass
@@ -32,7 +30,7 @@ class Recovered:
     """Where a resumed run continues from."""
 
     generation: int  # the last complete generation; -1 if none
-    state: dict[str, Any] | None  # the state after it, as Evolution.restore takes it
+    state: dict[str, Any] | None  # the state after it, as Recorder.restore takes it
     rows: list[dict[str, Any]] = field(default_factory=list)  # generations.parquet rows 0..generation
     notes: list[str] = field(default_factory=list)  # repairs made, one line each
 
@@ -83,7 +81,7 @@ def _verified_record(rundir: RunDir, generation: int, run_id: str) -> dict[str, 
         raise RunDirError(f"{path}: its record names generation {record.get('generation')} with "
                           f"{record.get('rows')} rows, the file is generation {generation} with {rows}")
     state = record.get("state")
-    if not isinstance(state, dict) or any(k not in state for k in _STATE_KEYS) \
+    if not isinstance(state, dict) or any(k not in state for k in CHECKPOINT_KEYS) \
             or not isinstance(record.get("summary"), dict) or state["generation"] != generation:
         raise RunDirError(f"{path}: its evo record is incomplete; cannot resume from it")
     rundir.row_counts[generation] = rows

@@ -1,0 +1,43 @@
+"""Parent selection: which members of a population breed (indices, drawn from an explicit rng).
+
+One tie rule for the whole project: **equal fitness is a tie, and a tie goes
+to whoever comes first** — in a tournament, the entrant drawn first (as DEAP's
+`selTournament`); in a ranking, the member earlier in the order given
+(`best_first` is a stable sort, as DEAP's `selBest`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["best_first", "dense_ranks", "tournament", "uniform"]
+
+
+def best_first(individuals: Sequence[Any]) -> list[Any]:
+    """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order."""
+    return sorted(individuals, key=lambda ind: ind.fitness, reverse=True)
+
+
+def dense_ranks(individuals: Sequence[Any]) -> np.ndarray:
+    """Rank of each individual, 0 the fittest, equal fitness equal rank: one sort a
+    generation, then every tournament is an argmin over integers."""
+    order = sorted(range(len(individuals)), key=lambda i: individuals[i].fitness, reverse=True)
+    ranks = np.zeros(len(individuals), dtype=np.int64)
+    for previous, current in zip(order, order[1:]):
+        same = individuals[current].fitness == individuals[previous].fitness
+        ranks[current] = ranks[previous] + (0 if same else 1)
+    return ranks
+
+
+def tournament(ranks: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of `k` tournament winners, each the best-ranked of `size` entrants drawn with
+    replacement (a tie goes to the entrant drawn first)."""
+    entrants = rng.integers(len(ranks), size=(k, size))
+    return entrants[np.arange(k), ranks[entrants].argmin(axis=1)]
+
+
+def uniform(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """`k` indices drawn uniformly with replacement (no pressure: NSGA-II puts it in survival)."""
+    return rng.integers(n, size=k)
