@@ -36,9 +36,17 @@ class Stop(_Strict):
 class Population(_Strict):
     size: int = Field(40, ge=2, le=100_000)
     offspring: int = Field(80, ge=1, le=1_000_000)
-    algorithm: Literal["mu+lambda", "mu,lambda", "nsga2"] = "mu+lambda"
+    # generational survivor selection ("mu+lambda", "mu,lambda", "nsga2"), or your own
+    # algorithm: "module:Name" or an installed `evo.algorithms` entry point
+    algorithm: str = "mu+lambda"
     tournament: int = Field(3, ge=1, le=100)
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
+    options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
+
+    @field_validator("algorithm")
+    @classmethod
+    def _known_algorithm(cls, value: str) -> str:
+        return _builtin_or_plugin(value, BUILTIN_ALGORITHMS, "algorithm")
 
     @model_validator(mode="after")
     def _comma_needs_enough_offspring(self) -> "Population":
@@ -47,6 +55,7 @@ class Population(_Strict):
         return self
 
 
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 
@@ -212,6 +221,9 @@ class RunSpec(_Strict):
         if self.sampling != Sampling() and not (self.problem == "nim" and self.nim and self.nim.sampled()):
             raise ValueError("[sampling] applies only to Nim opponents given a number of games; "
                              "this spec samples nothing (remove the section)")
+        if self.population.options and self.population.algorithm in BUILTIN_ALGORITHMS:
+            raise ValueError("population.options: the built-in algorithms take no options (they are for "
+                             "your own algorithm, population.algorithm = 'module:Name')")
         if self.problem_options and not self.user_problem():
             raise ValueError(f"problem_options: a built-in problem takes its [{self.problem}] section instead")
         if self.user_problem() != self.user_kind():
@@ -266,6 +278,8 @@ class RunSpec(_Strict):
             del content["problem_options"]
         if not content["genome"]["options"]:
             del content["genome"]["options"]
+        if not content["population"]["options"]:
+            del content["population"]["options"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 

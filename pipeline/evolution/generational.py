@@ -36,12 +36,6 @@ def rescored(population: list[Member]) -> list[Member]:
     return [replace(m, columns=dict(m.columns), fitness=None, selected=False) for m in population]
 
 
-def mark_selected(scored: list[Member], survivors: list[Member]) -> None:
-    chosen = {m.id for m in survivors}
-    for m in scored:
-        m.selected = m.id in chosen
-
-
 @register("mu+lambda", "mu,lambda", "nsga2")
 class Generational:
     """One population; `population.algorithm` names its survivor selection."""
@@ -87,5 +81,4 @@ class Generational:
             previous = [m for m in scored if m.born < generation] if self.context.reevaluate \
                 else state.populations[0]
             population, next_id = self.survivors(previous, offspring), state.next_id + len(offspring)
-        mark_selected(scored, population)
         return replace(state, generation=generation, populations=[population], next_id=next_id)

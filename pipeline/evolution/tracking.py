@@ -23,7 +23,11 @@ class Tracker:
         self.stop_requested = False  # a callback asked to stop after this generation
 
     def update(self, state: State, scored: list[Member]) -> State:
-        """`state` (as the algorithm left it) with the bookkeeping of a generation that scored `scored`."""
+        """`state` (as the algorithm left it) with the bookkeeping of a generation that scored `scored`;
+        each scored member is marked `selected` if it is in the population now."""
+        alive = {m.id for m in state.population}
+        for m in scored:
+            m.selected = m.id in alive
         best = self._best_of(state.population)
         if state.best_so_far is None or self.objectives.better(best, state.best_so_far):
             best_so_far, stagnant = best, 0
