@@ -12,12 +12,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["best_first", "dense_ranks", "tournament", "uniform"]
+__all__ = ["best_first", "dense_ranks", "oldest_first_ranking", "tournament", "uniform"]
 
 
 def best_first(individuals: Sequence[Any]) -> list[Any]:
     """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order."""
     return sorted(individuals, key=lambda ind: ind.fitness, reverse=True)
+
+
+def oldest_first_ranking(individuals: Sequence[Any]) -> list[Any]:
+    """`best_first` over the individuals in order of birth (`.id`): ties go to the older one
+    (the hall of fame, and the population files' rank)."""
+    return best_first(sorted(individuals, key=lambda ind: ind.id))
 
 
 def dense_ranks(individuals: Sequence[Any]) -> np.ndarray:

@@ -60,60 +60,41 @@ def make_evaluator(
     once the first is; the others join as they come up).
     """
     if workers == "auto":
-        return _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout,
-                           connect_timeout, expected_batches, code, wait_for_all, ray_options)
+        workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1))
     if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
         raise ValueError(
             f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
         )
     if workers == 0:
         return LocalEvaluator(task_spec)
+    cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
+    pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
+                        start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, **ray_options)
     if expected_batches is not None and cluster_address(address) is None and not _ray_initialized():
         from .handover import HandoverEvaluator
-
-        cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
 
         def start_pool() -> Evaluator:
             from .ray_pool import RayEvaluator
 
-            return RayEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries,
-                                chunk_timeout=chunk_timeout, start_timeout=start_timeout, owns_ray=True,
-                                code=code, wait_for_all=wait_for_all, **ray_options)
+            return RayEvaluator(task_spec, workers, owns_ray=True, **pool_options)
 
         return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
                                  start_ray=lambda: connect(None, cpus, connect_timeout))
-    started = connect(address, math.ceil(workers * ray_options.get("num_cpus", 1)), connect_timeout)
+    started = connect(address, cpus, connect_timeout)
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 
-    return RayEvaluator(
-        task_spec,
-        workers,
-        chunk_size=chunk_size,
-        max_retries=max_retries,
-        chunk_timeout=chunk_timeout,
-        start_timeout=start_timeout,
-        owns_ray=started,
-        code=code,
-        wait_for_all=wait_for_all,
-        **ray_options,
-    )
+    return RayEvaluator(task_spec, workers, owns_ray=started, **pool_options)
 
 
 def _ray_initialized() -> bool:
     return "ray" in sys.modules and sys.modules["ray"].is_initialized()
 
 
-def _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout, connect_timeout,
-                expected_batches, code, wait_for_all, ray_options) -> Evaluator:
+def _auto_workers(address: str | None, connect_timeout: float, per_actor: float) -> int:
     """`workers="auto"`: every CPU of the cluster joined, or of this machine for an embedded Ray."""
-    per_actor = ray_options.get("num_cpus", 1)
     if cluster_address(address) is None and not _ray_initialized():
-        workers = max(1, int((os.cpu_count() or 1) // per_actor))
-    else:
-        connect(address, 1, connect_timeout)
-        import ray
+        return max(1, int((os.cpu_count() or 1) // per_actor))
+    connect(address, 1, connect_timeout)
+    import ray
 
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1) // per_actor))
-    return make_evaluator(task_spec, workers, address, chunk_size, max_retries, chunk_timeout=chunk_timeout,
-                          start_timeout=start_timeout, connect_timeout=connect_timeout,
-                          expected_batches=expected_batches, code=code, wait_for_all=wait_for_all, **ray_options)
+    return max(1, int(ray.cluster_resources().get("CPU", 1) // per_actor))

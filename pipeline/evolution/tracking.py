@@ -7,6 +7,8 @@ from dataclasses import replace
 
 from deap import tools
 
+from operators.selection import oldest_first_ranking
+
 from ..spec import RunSpec
 from .members import Member, Objectives
 from .state import State
@@ -47,7 +49,7 @@ class Tracker:
         if self.objectives.mode == "pareto":
             front = tools.sortNondominated(pool, len(pool), first_front_only=True)[0]
             return sorted(front, key=lambda m: m.id)[: HALL_OF_FAME_SIZE * 10]
-        return sorted(pool, key=lambda m: (m.fitness, -m.id), reverse=True)[:HALL_OF_FAME_SIZE]
+        return oldest_first_ranking(pool)[:HALL_OF_FAME_SIZE]
 
     def stop_reason(self, state: State) -> str | None:
         """Why the run stops after `state` (None: it goes on)."""

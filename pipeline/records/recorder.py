@@ -18,6 +18,8 @@ from typing import Any
 import pyarrow as pa
 from deap import tools
 
+from operators.selection import oldest_first_ranking
+
 from ..evaluation import Evaluator
 from ..evolution.members import Member, Objectives, jsonable, scalar
 from ..evolution.noise import NoiseControl
@@ -110,7 +112,7 @@ class Recorder:
         if self.objectives.mode == "pareto":  # the front as the fresh figures draw it
             fresh = sorted(tools.sortNondominated(fresh, len(fresh), first_front_only=True)[0], key=lambda m: m.id)
         else:
-            fresh.sort(key=lambda m: (m.fitness, -m.id), reverse=True)
+            fresh = oldest_first_ranking(fresh)
         payload = self.best(replace(state, hall_of_fame=fresh))
         payload["verdict"] = {"games": self.spec.sampling.hall_of_fame_games, "sampled": sorted(self.noise.sampled)}
         selection = {m.id: m.columns for m in members}

@@ -14,6 +14,7 @@ import pyarrow as pa
 from deap import tools
 
 from operators.kind import GenomeKind
+from operators.selection import oldest_first_ranking
 
 from ..evolution.members import Member, Objectives, jsonable
 
@@ -64,17 +65,16 @@ class Schema:
         return pa.table(columns)
 
     def ranks(self, population: list[Member]) -> list[int]:
-        """Each member's rank, 0 = best: by fitness, ties to the older (smaller id), or for
+        """Each member's rank, 0 = best: by fitness, ties to the older (first born), or for
         Pareto runs the non-dominated front it is on (0 = the first front)."""
         if self.objectives.mode == "pareto":
             fronts = tools.sortNondominated(population, len(population))
             front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
             return [front_of[id(m)] for m in population]
-        order = sorted(range(len(population)), key=lambda i: (population[i].fitness, -population[i].id),
-                       reverse=True)
+        position = {id(m): i for i, m in enumerate(population)}
         ranks = [0] * len(population)
-        for rank, i in enumerate(order):
-            ranks[i] = rank
+        for rank, m in enumerate(oldest_first_ranking(population)):
+            ranks[position[id(m)]] = rank
         return ranks
 
     def best(self, generation: int, hall_of_fame: list[Member], task_spec: dict[str, Any]) -> dict[str, Any]:
