@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .evaluation import make_evaluator
-from .evolution import Context, Loop, NoiseControl, Objectives, Scorer, State, Tracker, make_algorithm
+from .evolution import AsyncLoop, Context, Loop, NoiseControl, Objectives, Scorer, State, Tracker, make_algorithm
 from .kinds import make_kind
 from .plugins import code_bundle
 from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
@@ -71,8 +71,9 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
             on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
-        loop = Loop(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
-                    Tracker(spec, prepared.objectives), recorder, spec.seed, [on_generation] if on_generation else [])
+        driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop
+        loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
+                      Tracker(spec, prepared.objectives), recorder, spec.seed, [on_generation] if on_generation else [])
         state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)
         return reason

@@ -36,7 +36,8 @@ class Stop(_Strict):
 class Population(_Strict):
     size: int = Field(40, ge=2, le=100_000)
     offspring: int = Field(80, ge=1, le=1_000_000)
-    # generational survivor selection ("mu+lambda", "mu,lambda", "nsga2"), or your own
+    # generational survivor selection ("mu+lambda", "mu,lambda", "nsga2"), the asynchronous
+    # "steady-state" (no generation barrier: each result inserted as it arrives), or your own
     # algorithm: "module:Name" or an installed `evo.algorithms` entry point
     algorithm: str = "mu+lambda"
     tournament: int = Field(3, ge=1, le=100)
@@ -55,7 +56,7 @@ class Population(_Strict):
         return self
 
 
-BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 

@@ -3,6 +3,7 @@ scores, a scorer evaluates them, a tracker keeps the books, a loop drives it all
 See `loop.py` for how the parts meet, and `algorithms.py` to add an algorithm."""
 
 from .algorithms import Algorithm, Context, make_algorithm, register
+from .async_loop import AsyncLoop
 from .loop import Hook, Loop
 from .members import Member, Objectives
 from .noise import NoiseControl
@@ -10,5 +11,5 @@ from .scoring import Scorer
 from .state import State, variation_rng
 from .tracking import Tracker
 
-__all__ = ["Algorithm", "Context", "Hook", "Loop", "Member", "NoiseControl", "Objectives", "Scorer", "State",
+__all__ = ["Algorithm", "AsyncLoop", "Context", "Hook", "Loop", "Member", "NoiseControl", "Objectives", "Scorer", "State",
            "Tracker", "make_algorithm", "register", "variation_rng"]

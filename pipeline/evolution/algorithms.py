@@ -64,7 +64,7 @@ def builtin_names() -> tuple[str, ...]:
 
 
 def _load_builtins() -> None:
-    from . import generational  # noqa: F401  (registers itself)
+    from . import generational, steady_state  # noqa: F401  (they register themselves)
 
 
 def make_algorithm(context: Context) -> Algorithm:

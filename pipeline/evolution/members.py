@@ -28,6 +28,7 @@ class Member:
     fitness: Any = None
     selected: bool = False  # alive after the generation it was (last) scored in
     island: int = 0
+    order: int | None = None  # arrival order, for asynchronous algorithms
 
 
 class Objectives:

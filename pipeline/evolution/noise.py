@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+import numpy as np
+
 from fitness.nim.engine import wilson_interval
 
 from ..evaluation import evaluation_seeds
@@ -27,6 +29,7 @@ from ..spec import RunSpec
 __all__ = ["NoiseControl"]
 
 _HALL_OF_FAME_STREAM = 2**32 - 1  # a generation index no run reaches: seeds apart from every generation's
+_BATCH_STREAM = 2**32 - 2  # asynchronous submissions: (stream, batch) never meets (generation,)
 
 
 class NoiseControl:
@@ -53,6 +56,15 @@ class NoiseControl:
         if self.active and self.settings.common_random_numbers:
             return evaluation_seeds(self.run_seed, generation, 1) * n
         return evaluation_seeds(self.run_seed, generation, n)
+
+    def batch_seeds(self, batch: int, n: int) -> list[int]:
+        """Seeds of an asynchronous algorithm's `batch`-th submission (a stream apart from generations)."""
+        if not self.uses_seeds:
+            return [0] * n
+        seeds = np.random.SeedSequence(self.run_seed, spawn_key=(_BATCH_STREAM, batch))
+        children = seeds.spawn(1 if self.active and self.settings.common_random_numbers else n)
+        drawn = [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
+        return drawn * n if len(drawn) == 1 else drawn
 
     def hall_of_fame_seeds(self, n: int) -> list[int]:
         return evaluation_seeds(self.run_seed, _HALL_OF_FAME_STREAM, 1) * n

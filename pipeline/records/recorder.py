@@ -149,6 +149,7 @@ class Recorder:
         columns = {k: scalar(v) for k, v in row.items() if k not in _LOG_COLUMNS}
         m = Member(int(row["id"]), int(row.get("born", row["generation"])), self.schema.kind.from_record(row["genome"]),
                    [int(p) for p in row["parents"]], row["origin"], columns, float(row["eval_seconds"]),
-                   row["worker"], selected=bool(row["selected"]), island=int(row.get("island", 0) or 0))
+                   row["worker"], selected=bool(row["selected"]), island=int(row.get("island", 0) or 0),
+                   order=None if row.get("order") is None else int(row["order"]))
         m.fitness = self.objectives.fitness(columns)
         return m

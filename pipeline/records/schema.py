@@ -56,6 +56,8 @@ class Schema:
         }
         if islands:
             columns["island"] = pa.array([m.island for m in members], pa.int64())
+        if members[0].order is not None:
+            columns["order"] = pa.array([m.order for m in members], pa.int64())
         if self.objectives.mode == "weighted":
             columns["fitness"] = pa.array([m.fitness.values[0] for m in members], pa.float64())
         for name in members[0].columns:
