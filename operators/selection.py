@@ -28,13 +28,16 @@ def oldest_first_ranking(individuals: Sequence[Any]) -> list[Any]:
 
 def dense_ranks(individuals: Sequence[Any]) -> np.ndarray:
     """Rank of each individual, 0 the fittest, equal fitness equal rank: one sort a
-    generation, then every tournament is an argmin over integers."""
-    order = sorted(range(len(individuals)), key=lambda i: individuals[i].fitness, reverse=True)
-    ranks = np.zeros(len(individuals), dtype=np.int64)
-    for previous, current in zip(order, order[1:]):
-        same = individuals[current].fitness == individuals[previous].fitness
-        ranks[current] = ranks[previous] + (0 if same else 1)
-    return ranks
+    generation, then every tournament is an argmin over integers.
+
+    DEAP orders fitnesses by their weighted values, lexicographically; so does
+    `np.unique` over rows, in C instead of a Python sort calling `Fitness.__lt__`."""
+    if not individuals:
+        return np.zeros(0, dtype=np.int64)
+    values = np.array([ind.fitness.wvalues for ind in individuals], dtype=np.float64)
+    _, inverse = np.unique(values, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return (inverse.max() - inverse).astype(np.int64)
 
 
 def tournament(ranks: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:

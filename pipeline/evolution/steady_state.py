@@ -75,20 +75,25 @@ class SteadyState:
 
     def tell(self, state: State, scored: list[Member]) -> State:
         population = list(state.populations[0])
+        keys = self._keys_of(population)
         for m in scored:
+            key = self.context.kind.identity(m.genome)
             if len(population) < self.settings.size:
                 population.append(m)
+                keys[m.id] = key
                 continue
-            if self.settings.distinct and self._key(m) in {self._key(p) for p in population}:
+            if self.settings.distinct and key in keys.values():
                 continue
-            worst = min(range(len(population)), key=lambda i: population[i].fitness)
-            if m.fitness > population[worst].fitness:
+            values = [p.fitness.wvalues for p in population]  # tuples compare in C, DEAP's Fitness in Python
+            worst = min(range(len(population)), key=values.__getitem__)
+            if m.fitness.wvalues > values[worst]:
+                del keys[population[worst].id]
                 population[worst] = m
-        alive = {m.id for m in population}
-        self._keys = {i: k for i, k in self._keys.items() if i in alive}
+                keys[m.id] = key
         return replace(state, populations=[population])
 
-    def _key(self, member: Member) -> object:
-        if member.id not in self._keys:
-            self._keys[member.id] = self.context.kind.identity(member.genome)
-        return self._keys[member.id]
+    def _keys_of(self, population: list[Member]) -> dict[int, object]:
+        """Genome identities of the population, kept between calls (rebuilt after a resume)."""
+        if set(self._keys) != {m.id for m in population}:
+            self._keys = {m.id: self.context.kind.identity(m.genome) for m in population}
+        return self._keys
