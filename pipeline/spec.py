@@ -384,7 +384,7 @@ def _check_semantics(spec: RunSpec, source: str) -> None:
     from .kinds import make_kind
 
     try:
-        make_kind(spec, task)  # operator names and their params
+        kind = make_kind(spec, task)  # operator names and their params
     except ValueError as exc:
         raise SpecError(f"{source}: {exc}") from None
     unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
@@ -395,3 +395,18 @@ def _check_semantics(spec: RunSpec, source: str) -> None:
         )
     if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
         raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
+    _check_algorithm(spec, task, kind, source)
+
+
+def _check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:
+    """Build the algorithm once, so a plug-in that is missing or refuses its options is
+    one line at validation, before anything is written."""
+    from .evolution import Context, NoiseControl, Objectives, make_algorithm
+
+    objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
+                            getattr(task, "default_weights", None))
+    noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
+    try:
+        make_algorithm(Context(spec, kind, objectives, noise.reevaluate))
+    except ValueError as exc:
+        raise SpecError(f"{source}: {exc}") from None
