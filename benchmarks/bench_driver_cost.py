@@ -2,9 +2,11 @@
 
 A plug-in fitness that sleeps 0 ms (`benchmarks/sleepy`, 64-bit genomes) on
 `--workers 0` leaves only the driver: variation, selection, scoring calls,
-bookkeeping and logging. For each lambda the median `wall_seconds` of
-generations 1.. is taken, per checkout, in alternating order within each
-round (same machine load), and a line is fitted through them.
+bookkeeping and logging. A generation's cost is CPU time (user + system of
+the run's process, which other jobs on a shared machine do not inflate as
+they do wall time): a run of 12 generations minus a run of 2, over 10. Per
+lambda the median over rounds is taken, checkouts alternating within a
+round, and a line is fitted through them.
 
     git worktree add /tmp/reference <older commit>
     .venv/bin/python benchmarks/bench_driver_cost.py --reference /tmp/reference --rounds 3
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -22,26 +25,32 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPY = ROOT / "benchmarks" / "sleepy"
 
 
 def _spec(lam: int, algorithm: str) -> dict:
-    return {"name": "driver-cost", "problem": "sleepy:Sleepy", "seed": 1, "generations": 8,
+    return {"name": "driver-cost", "problem": "sleepy:Sleepy", "seed": 1, "generations": 12,
             "problem_options": {"ms": 0.0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
             "population": {"size": max(2, lam // 2), "offspring": lam, "tournament": 2, "algorithm": algorithm},
             "execution": {"code_dir": str(SLEEPY), "workers": 0}}
 
 
-def _generation_seconds(checkout: Path, lam: int, algorithm: str, out: Path) -> float:
+def _cpu_seconds(checkout: Path, spec: dict, out: Path) -> float:
     code = ("import json, sys, pipeline; pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True)")
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    subprocess.run([sys.executable, "-c", code, json.dumps(_spec(lam, algorithm)), str(out)], check=True, env=env,
-                   cwd=checkout, stdout=subprocess.DEVNULL)
-    rows = pd.read_parquet(out / "generations.parquet")
-    return float(rows[rows["generation"] >= 1]["wall_seconds"].median())
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", code, json.dumps(spec), str(out)], check=True, env=env, cwd=checkout,
+                   stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _generation_seconds(checkout: Path, lam: int, algorithm: str, out: Path) -> float:
+    """CPU seconds of one generation: 12 generations minus 2, over 10."""
+    long, short = (_cpu_seconds(checkout, {**_spec(lam, algorithm), "generations": g}, out) for g in (12, 2))
+    return (long - short) / 10
 
 
 def main() -> None:

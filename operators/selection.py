@@ -16,8 +16,11 @@ __all__ = ["best_first", "dense_ranks", "oldest_first_ranking", "tournament", "u
 
 
 def best_first(individuals: Sequence[Any]) -> list[Any]:
-    """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order."""
-    return sorted(individuals, key=lambda ind: ind.fitness, reverse=True)
+    """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order.
+
+    Sorted by the weighted values DEAP compares, as tuples (compared in C, not
+    through `Fitness.__lt__`); a stable sort, reversed, keeps ties in order."""
+    return sorted(individuals, key=lambda ind: ind.fitness.wvalues, reverse=True)
 
 
 def oldest_first_ranking(individuals: Sequence[Any]) -> list[Any]:
