@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -36,8 +37,10 @@ _SHORTCUTS = {"workers": "execution.workers", "address": "execution.address", "o
 
 
 def _dotted(overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """`population__size=20` -> {"population.size": 20}; `workers=0` -> {"execution.workers": 0}."""
-    return {_SHORTCUTS.get(key, key.replace("__", ".")): value for key, value in overrides.items()}
+    """`population__size=20` -> {"population.size": 20}; `workers=0` -> {"execution.workers": 0};
+    a path (`out=Path("runs/x")`) as the string a TOML spec would hold."""
+    return {_SHORTCUTS.get(key, key.replace("__", ".")): os.fspath(value) if isinstance(value, os.PathLike) else value
+            for key, value in overrides.items()}
 
 
 def _as_spec(spec: str | Path | Mapping[str, Any] | RunSpec, overrides: Mapping[str, Any]) -> RunSpec:

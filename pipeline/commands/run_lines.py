@@ -35,7 +35,7 @@ def execution_plan(execution: Mapping[str, Any]) -> str:
     workers = execution.get("workers", 2)
     if workers == 0:
         return "in-process, no Ray"
-    actors = "Ray workers, one per CPU" if workers == "auto" else f"{workers} Ray worker{'' if workers == 1 else 's'}"
+    actors = "Ray workers (one per CPU)" if workers == "auto" else f"{workers} Ray worker{'' if workers == 1 else 's'}"
     address = cluster_address(execution.get("address"))
     if address is not None:
         return f"{actors} on the cluster at {address}"
