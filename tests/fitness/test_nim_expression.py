@@ -161,11 +161,16 @@ def test_the_agent_plays_exactly_what_scoring_every_move_picks(tree, case):
     positions, k = case
     if not len(positions):
         return
-    rules = Rules(tuple(int(v) for v in positions.max(axis=0)), k=k)
-    rows, takes = ExpressionAgent("e", rules, to_string(tree)).act(positions, None)
-    expected_rows, expected_takes = every_move_scored(tree, positions, k)
-    np.testing.assert_array_equal(rows, expected_rows)
-    np.testing.assert_array_equal(takes, expected_takes)
+    expected = every_move_scored(tree, positions, k)
+    board = Rules(tuple(int(v) for v in positions.max(axis=0)), k=k)  # remembers sorted positions
+    small = Rules((1,) * positions.shape[1], k=k)  # positions beyond its board: no memo, same moves
+    player = ExpressionAgent("e", board, to_string(tree))
+    half = len(positions) // 2
+    for got, wanted in ((player.act(positions[:half], None), (e[:half] for e in expected)),
+                        (player.act(positions, None), expected),  # half of it remembered
+                        (ExpressionAgent("e", small, to_string(tree)).act(positions, None), expected)):
+        for a, b in zip(got, wanted):
+            np.testing.assert_array_equal(a, b)
 
 
 @settings(max_examples=25, deadline=None)
