@@ -76,12 +76,14 @@ class CodedPolicy:
         act: Callable[[np.ndarray, np.random.Generator], Moves],
         trusted: bool,
         step_table: np.ndarray | None = None,
+        step: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         self.act = act
         self.trusted = trusted
         # For deterministic policies: how much each code drops, so the engine
-        # moves every game with a single lookup.
+        # moves every game with a single lookup (`step`: the same, filled lazily).
         self.step_table = step_table
+        self.step = step
 
     @classmethod
     def tabulate(cls, agent: "Agent", space: StateSpace) -> "CodedPolicy":
@@ -106,15 +108,21 @@ class CodedPolicy:
         """A deterministic agent asked about each code the first time a game reaches it
         (see `LazyTable`), never about the whole board; each answer is checked once."""
 
-        def moves(positions: np.ndarray) -> Moves:
-            return check_moves(agent.name, agent.rules, positions, *agent.act(positions, np.random.default_rng(0)))
+        def moves(positions: np.ndarray) -> tuple[np.ndarray, ...]:
+            rows, takes = check_moves(agent.name, agent.rules, positions,
+                                      *agent.act(positions, np.random.default_rng(0)))
+            return rows, takes, takes * space.radix[rows]
 
         table = LazyTable(space, moves)
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
-            return table(codes)
+            return table(codes)[:2]
 
-        return cls(act, trusted=True)
+        def step(codes: np.ndarray) -> np.ndarray:
+            table.fill(codes)
+            return table.columns[2][codes]
+
+        return cls(act, trusted=True, step=step)
 
 
 class LazyTable:
@@ -132,7 +140,8 @@ class LazyTable:
         self.known = np.zeros(space.size, dtype=bool)
         self.columns: list[np.ndarray] = []
 
-    def __call__(self, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+    def fill(self, codes: np.ndarray) -> None:
+        """Work out the codes not seen yet."""
         missing = ~self.known[codes]
         if missing.any():
             fresh = np.unique(codes[missing])
@@ -142,6 +151,9 @@ class LazyTable:
             for column, v in zip(self.columns, values):
                 column[fresh] = v
             self.known[fresh] = True
+
+    def __call__(self, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+        self.fill(codes)
         return tuple(column[codes] for column in self.columns)
 
 
