@@ -6,7 +6,7 @@ import json
 
 from ..display import console
 from .run import add_execution_arguments
-from .run_lines import already_finished, execution_plan
+from .run_lines import already_finished, done_line, execution_plan
 
 
 def add_parser(sub) -> None:
@@ -41,17 +41,27 @@ def run(args) -> int:
                  "execution.address": args.address, "execution.connect_timeout": args.connect_timeout,
                  "execution.handover": args.handover, "stop.target": args.target,
                  "stop.stagnation": args.stagnation}
-    finished = already_finished(meta, rundir.path, max(rundir.generation_files(), default=0), args.generations,
-                                args.target, args.stagnation)
-    if finished:
-        console.print(finished)
-        return 0
     spec = apply_overrides(json.loads(json.dumps(meta["spec"])), overrides)
     execution = spec.get("execution") if isinstance(spec.get("execution"), dict) else {}
 
     def note(text: str) -> None:  # each repair resume made, so none is silent
         print(f"evo resume: repaired: {text}", file=sys.stderr)
 
-    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution),
-                    lambda on_generation, on_start: resume_run(rundir.path, on_generation, on_start, overrides,
-                                                               on_note=note))
+    def resume(on_generation, on_start):
+        return resume_run(rundir.path, on_generation, on_start, overrides, on_note=note)
+
+    finished = already_finished(meta, rundir.path, max(rundir.generation_files(), default=0), args.generations,
+                                args.target, args.stagnation)
+    if finished:
+        return tell_finished(resume, rundir.path, finished)
+    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution), resume)
+
+
+def tell_finished(resume, path, message: str) -> int:
+    """A run that already finished: checked (and repaired) as any resume checks its files,
+    then, when no generation ran, why it stopped and how to go on, rather than
+    "resuming after generation G" into nothing."""
+    ran: list[dict] = []
+    resume(ran.append, None)
+    console.print(message if not ran else done_line(path, int(ran[0]["generation"])))
+    return 0

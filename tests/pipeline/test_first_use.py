@@ -90,20 +90,23 @@ def test_out_at_a_regular_file_is_refused_before_the_start_line(tmp_path, capsys
 
 # -- 3. resuming a finished run says so, why, and how to go on --------------------------------
 
-def _files(run_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file() and p.name != "run.lock"}
+def _logs(run_dir: Path) -> dict[str, bytes]:
+    """Every file of a run but run.json (its `resumed` time) and the lock."""
+    return {str(p.relative_to(run_dir)): p.read_bytes() for p in sorted(run_dir.rglob("*"))
+            if p.is_file() and p.name not in ("run.lock", "run.json")}
 
 
 def test_resume_of_a_run_that_ran_all_its_generations_says_how_to_extend_it(tmp_path, capsys):
     out = tmp_path / "run"
     spec = spec_file(tmp_path, NIM_SPEC.format(generations=2, kind="table", games=10))
     assert run_cli(["run", str(spec), "--out", str(out)], capsys)[0] == 0
-    before = _files(out)
+    before = _logs(out)
     code, stdout, err = run_cli(["resume", str(out)], capsys)
     assert code == 0, err
     assert stdout.strip() == (f"{out} already finished: it ran all its generations, to generation 2. "
                               f"To go on: evo resume {out} --generations N, with N above 2")
-    assert _files(out) == before  # nothing ran, nothing was rewritten
+    assert _logs(out) == before  # nothing ran, nothing changed
+    assert json.loads((out / "run.json").read_text())["status"] == "finished"
     code, stdout, err = run_cli(["resume", str(out), "--generations", "3"], capsys)
     assert code == 0 and "generation 3 of 3" in stdout.splitlines()[-1]
 
