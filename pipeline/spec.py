@@ -325,6 +325,10 @@ def _check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
     """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
     path = Path(path)
+    if path.is_dir():
+        specs = sorted(str(p) for p in path.glob("*.toml"))
+        listed = f"the specs in it: {', '.join(specs)}" if specs else "it holds no spec (*.toml)"
+        raise SpecError(f"{path}: a directory, not a spec file; {listed}")
     if not path.is_file():
         raise SpecError(f"{path}: no such spec file")
     try:

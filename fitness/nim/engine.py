@@ -76,6 +76,8 @@ class Side:
         coded = self.coded
         if coded is not None and coded.step_table is not None:
             return coded.step_table[codes]
+        if coded is not None and coded.step is not None:
+            return coded.step(codes)
         if coded is not None:
             rows, takes = coded.act(codes, rng)
             if not coded.trusted:  # the rules decide, on the decoded positions

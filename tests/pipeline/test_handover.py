@@ -117,3 +117,6 @@ def test_no_handover_starts_the_embedded_actors_at_once(tmp_path):
     assert done.returncode == 0, done.stderr
     workers = pd.read_parquet(out / "individuals")["worker"]
     assert workers.str.startswith("actor-").all() and workers.nunique() == 2
+    lines = done.stdout.splitlines()  # the start line said so, and the done line says it happened
+    assert "(seed 1, 2 Ray workers on an embedded Ray (loopback), started now)" in lines[0]
+    assert f"{len(workers):,} evaluations, all on Ray actors" in lines[-1]
