@@ -69,7 +69,7 @@ def small_python(code: str) -> str:
 
 
 CLI = commands(code_blocks(section("What you can do"), "bash")[0])
-EXAMPLES = commands(code_blocks(section("Your own problem, genome kind and Nim agent"), "bash")[0])
+EXAMPLES = commands(code_blocks(section("Your own problem, genome kind, algorithm and Nim agent"), "bash")[0])
 PYTHON = [block for title in ("Python API", "The run directory and its logs")
           for block in code_blocks(section(title), "python")]
 
@@ -90,7 +90,7 @@ def folder(tmp_path_factory) -> Path:
     (here / "runs").mkdir()
     for spec in (ROOT / "runs").glob("*.toml"):
         shutil.copy(spec, here / "runs")
-    shutil.copytree(ROOT / "examples", here / "examples")
+    shutil.copytree(ROOT / "examples", here / "examples", ignore=shutil.ignore_patterns("runs", "__pycache__"))
     return here
 
 
