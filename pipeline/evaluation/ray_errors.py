@@ -57,7 +57,10 @@ def _system_death(text: str) -> str:
         if "MEMORY" in exit_type or "low on memory" in said_why or "Memory on the node" in said_why:
             return f"out of memory{where} (Ray's memory monitor killed its worker): {said_why}"
         reason = f"its worker process (pid {fields.get('pid', '?')}{where}) died: {said_why}"
-    logged = _worker_stderr(fields.get("pid")) or _driver_refusals()
+    refused = _driver_refusals()  # explains any death that follows: nothing of the cluster reaches us
+    if refused:
+        return refused
+    logged = _worker_stderr(fields.get("pid"))
     return f"{reason}; Ray logged: {logged}" if logged else reason
 
 
@@ -110,6 +113,8 @@ def _driver_refusals() -> str | None:
     for path in folder.glob(f"python-core-driver-*_{os.getpid()}.log"):
         for line in reversed(_tail(path)):
             if any(mark in line for mark in _AUTH_LOG):
-                return f"authentication refused ({line.split('] ', 1)[-1].split(': ', 1)[-1]}): " \
-                       "the cluster and this driver use different RAY_AUTH_MODE or tokens"
+                said = line.split("] ", 1)[-1].split(": ", 1)[-1]
+                return (f"the cluster and this driver refuse each other's calls (Ray's driver log: {said}): they "
+                        "use different RAY_AUTH_MODE or tokens; let evo join the cluster (no ray.init of your own, "
+                        "RAY_AUTH_MODE unset) and it uses the cluster's mode")
     return None

@@ -21,6 +21,7 @@ __all__ = ["OPEN", "TOKEN", "GCS_GRACE_SECONDS", "ClusterLost", "GcsWatch", "cur
 OPEN, TOKEN = "disabled", "token"  # the values of RAY_AUTH_MODE they stand for
 GCS_GRACE_SECONDS = 10.0  # silence after which the cluster counts as lost (Ray gives up at 60)
 PROBE_EVERY = 1.0  # seconds between liveness probes
+PROBE_TIMEOUT = 2.0  # a busy GCS answers a GetClusterId in far less
 
 
 class ClusterLost(ConnectionError):
@@ -60,10 +61,13 @@ def gcs_answer(address: str, timeout: float) -> str | None:
 def current_gcs() -> str | None:
     """host:port of the GCS this driver is connected to (None for Ray Client)."""
     import ray
+    from ray.util.client import ray as client
 
+    if client.is_connected():  # the GCS is the server's business, maybe out of our reach
+        return None
     try:
         return ray.get_runtime_context().gcs_address or None
-    except Exception:  # noqa: BLE001 - Ray Client has no GCS address here: nothing to watch
+    except Exception:  # noqa: BLE001 - no GCS address: nothing to watch
         return None
 
 
@@ -72,22 +76,25 @@ class GcsWatch:
 
     `check()` is cheap to call often: it probes at most every PROBE_EVERY
     seconds and raises `ClusterLost` once the GCS has not answered for
-    `grace` seconds, well before Ray's own timeout ends the process.
+    `grace` seconds, well before Ray's own timeout ends the process. A GCS
+    that never answered a probe (TLS, a route only Ray knows) is never
+    judged: silence means something only after an answer.
     """
 
     def __init__(self, address: str | None, grace: float = GCS_GRACE_SECONDS) -> None:
         self.address = address
         self.grace = grace
         self.lost = False
-        self._answered = self._probed = time.monotonic()
+        self._answered: float | None = None
+        self._probed = 0.0
 
     def check(self) -> None:
         now = time.monotonic()
         if self.address is None or now - self._probed < PROBE_EVERY:
             return
         self._probed = now
-        if gcs_answer(self.address, timeout=PROBE_EVERY) is not None:
+        if gcs_answer(self.address, timeout=PROBE_TIMEOUT) is not None:
             self._answered = time.monotonic()
-        elif now - self._answered >= self.grace:
+        elif self._answered is not None and now - self._answered >= self.grace:
             self.lost = True
             raise ClusterLost(self.address, now - self._answered)

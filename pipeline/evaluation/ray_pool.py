@@ -11,7 +11,9 @@ idles while the driver collects a result. A failed actor (crash, `ray.kill`,
 lost node, chunk timeout) is killed and replaced; the chunk it was running
 counts one attempt and, like any chunk queued behind it, goes back to the
 front of the queue for a live actor. Results are placed by chunk index, so
-their order and values never depend on which actor ran what.
+their order and values never depend on which actor ran what. An actor that
+cannot start says why (`ray_errors`); a head or GCS gone silent raises
+`ClusterLost` (`ray_gcs`) before Ray would end the process.
 """
 
 from __future__ import annotations
