@@ -59,7 +59,7 @@ def token_env(tmp_path_factory) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def open_head(token_env) -> Iterator[Head]:
     """A head started without authentication."""
-    head = start_head(driver_env(RAY_AUTH_MODE="disabled"), token_env)
+    head = start_head({**token_env, "RAY_AUTH_MODE": "disabled"}, token_env)
     yield head
     stop_head(head)
 
@@ -128,8 +128,8 @@ def test_an_actor_whose_worker_dies_at_start_up_says_what_the_worker_logged(open
 
 def test_an_actor_killed_for_memory_at_start_up_says_out_of_memory(token_env, tmp_path):
     """Ray's memory monitor, told that 1% of the machine's memory is too much, kills every worker."""
-    head = start_head(driver_env(RAY_AUTH_MODE="disabled", RAY_memory_usage_threshold="0.01",
-                                 RAY_memory_monitor_refresh_ms="100"), token_env)
+    head = start_head({**token_env, "RAY_AUTH_MODE": "disabled", "RAY_memory_usage_threshold": "0.01",
+                       "RAY_memory_monitor_refresh_ms": "100"}, token_env)
     try:
         done = _evo(["run", "examples/knapsack/knapsack.toml", "--generations", "1", "--out", str(tmp_path / "run"),
                      "--address", head.address, "--workers", "1"], head.env)
@@ -142,10 +142,12 @@ def test_an_actor_killed_for_memory_at_start_up_says_out_of_memory(token_env, tm
 
 
 @pytest.mark.slow
-def test_a_head_killed_mid_run_is_one_line_with_the_generation_and_resume_finishes_the_run(token_env, tmp_path):
+def test_a_head_killed_mid_run_is_one_line_with_the_generation_and_resume_finishes_the_run(token_env, open_head,
+                                                                                            tmp_path):
+    """Resumed on another cluster (`--address`): the log is the uninterrupted run's."""
     spec = spec_file(tmp_path, LONG)
     run = tmp_path / "run"
-    head = start_head(driver_env(RAY_AUTH_MODE="disabled"), token_env)
+    head = start_head({**token_env, "RAY_AUTH_MODE": "disabled"}, token_env)
     try:
         driver = subprocess.Popen([*EVO, "run", str(spec), "--out", str(run), "--address", head.address],
                                   env=head.env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -167,11 +169,7 @@ def test_a_head_killed_mid_run_is_one_line_with_the_generation_and_resume_finish
     meta = json.loads((run / "run.json").read_text())
     assert meta["status"] == "failed" and meta["error"].startswith("ClusterLost: the Ray cluster at")
     target = generation + 2
-    back = start_head(driver_env(RAY_AUTH_MODE="disabled"), token_env)  # a cluster again, at another port
-    try:
-        done = _evo(["resume", str(run), "--generations", str(target), "--address", back.address], back.env)
-    finally:
-        stop_head(back)
+    done = _evo(["resume", str(run), "--generations", str(target), "--address", open_head.address], open_head.env)
     assert done.returncode == 0, done.stderr
     reference = run_spec(tmp_path, LONG.replace("generations = 2000", f"generations = {target}"), "reference",
                          **{"execution.workers": 0})
