@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any, Callable
 
-from .evaluation import make_evaluator
+from .evaluation import ClusterLost, make_evaluator
 from .evolution import AsyncLoop, Context, Loop, NoiseControl, Objectives, Scorer, State, Tracker, make_algorithm
 from .kinds import make_kind
 from .plugins import code_bundle
@@ -168,6 +168,10 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
     except KeyboardInterrupt:
         _record_stop(rundir, lock, status="interrupted", stopped=_now())
         raise
+    except ClusterLost as lost:  # said with the last committed generation and how to resume
+        lost = lost.after(max(rundir.generation_files(), default=None), str(rundir.path))
+        _record_stop(rundir, lock, status="failed", error=failure_reason(lost), stopped=_now())
+        raise lost from None
     except BaseException as exc:
         _record_stop(rundir, lock, status="failed", error=failure_reason(exc), stopped=_now())
         raise

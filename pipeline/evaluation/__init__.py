@@ -18,9 +18,10 @@ from typing import Any
 from .core import Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
+from .ray_gcs import ClusterLost
 
-__all__ = ["ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "make_evaluator",
-           "LocalEvaluator"]
+__all__ = ["ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
+           "make_evaluator", "LocalEvaluator"]
 
 
 def make_evaluator(

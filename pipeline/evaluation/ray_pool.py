@@ -11,7 +11,9 @@ idles while the driver collects a result. A failed actor (crash, `ray.kill`,
 lost node, chunk timeout) is killed and replaced; the chunk it was running
 counts one attempt and, like any chunk queued behind it, goes back to the
 front of the queue for a live actor. Results are placed by chunk index, so
-their order and values never depend on which actor ran what.
+their order and values never depend on which actor ran what. An actor that
+cannot start says why (`ray_errors`); a head or GCS gone silent raises
+`ClusterLost` (`ray_gcs`) before Ray would end the process.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -31,6 +34,8 @@ from fitness.tasks import build_task
 
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, checked_columns,
                    chunk_bounds, one_line)
+from .ray_errors import death_reason
+from .ray_gcs import GcsWatch, current_gcs
 from .transport import pack, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
@@ -118,6 +123,7 @@ class RayEvaluator(Evaluator):
         self._numbers = 0
         self._failures = 0
         self._closed = False
+        self._watch = GcsWatch(current_gcs())  # a lost head or GCS: ClusterLost, not Ray's 60 s exit
         try:
             for _ in range(workers):
                 self._spawn()
@@ -172,15 +178,18 @@ class RayEvaluator(Evaluator):
             raise
 
     def close(self) -> None:
-        """Kill the actors; shut Ray down if `make_evaluator` started it."""
+        """Kill the actors; shut Ray down if `make_evaluator` started it, or if the cluster is lost
+        (its connection is dead, and Ray would end this process)."""
         if self._closed:
             return
         self._closed = True
-        for actor in self._pool:
-            ray.kill(actor.handle)
+        if not self._watch.lost:
+            for actor in self._pool:
+                with suppress(RayError):  # a handle from a Ray session gone by: nothing left to kill
+                    ray.kill(actor.handle)
         self._pool.clear()
         self._setups.clear()
-        if self._owns_ray:
+        if self._owns_ray or self._watch.lost:
             ray.shutdown()
 
     # -- the pool -----------------------------------------------------------
@@ -198,7 +207,7 @@ class RayEvaluator(Evaluator):
         ray.kill(actor.handle)
         failed_starts = 0 if actor.label else actor.start_failures + 1
         if failed_starts >= self.max_retries:
-            raise EvaluationError(f"actor-{actor.number} failed to start {failed_starts} times; last cause: {cause}")
+            raise EvaluationError(f"actor-{actor.number} could not start ({failed_starts} attempts): {cause}")
         self._spawn(failed_starts)
 
     def _finish_setup(self, ref: Any) -> None:
@@ -209,7 +218,10 @@ class RayEvaluator(Evaluator):
             cause = error.cause
             raise EvaluationError(f"building the task on actor-{actor.number}: {one_line(cause)}") from cause
         except RayError as error:
-            self._replace(actor, one_line(error))
+            reason, final = death_reason(error)
+            if final:
+                raise EvaluationError(f"actor-{actor.number} could not start: {reason}") from None
+            self._replace(actor, reason)
             return
         actor.label = f"actor-{actor.number}@{ip}/{node[:8]}"
         now = time.monotonic() - self.started
@@ -244,6 +256,7 @@ class RayEvaluator(Evaluator):
                 elif ref in self._running:
                     self._finish_chunk(ref)
         self._check_timeouts()
+        self._watch.check()
 
     def _dispatch(self) -> None:
         """Queue waiting chunks on ready actors, round-robin, up to IN_FLIGHT_PER_ACTOR each."""
@@ -268,7 +281,7 @@ class RayEvaluator(Evaluator):
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {actor.label}: {one_line(error.cause)}") from error.cause
         except RayError as error:
-            self._fail(actor, one_line(error))
+            self._fail(actor, death_reason(error)[0])
             return
         del self._running[ref]
         actor.running.remove(ref)
