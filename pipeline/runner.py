@@ -54,9 +54,19 @@ class _Prepared:
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=spec.generations + 1 if spec.execution.handover else None,
+                                        expected_batches=_expected_batches(spec, self.algorithm),
                                         code=code_bundle(spec),  # the spec's own modules, for the workers
                                         wait_for_all=spec.execution.wait_for_workers)
+
+
+def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
+    """How many submissions the hand-over may expect: one a generation, or for an asynchronous
+    algorithm at most one per genome (its batches hold one or more)."""
+    if not spec.execution.handover:
+        return None
+    if getattr(algorithm, "asynchronous", False):
+        return spec.population.size + spec.generations * spec.population.offspring
+    return spec.generations + 1
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,

@@ -63,3 +63,14 @@ def test_sampled_fitness_that_rescores_survivors_is_refused_in_one_line(tmp_path
     spec["sampling"] = {"reevaluate": False}
     run = pipeline.run(spec, workers=0, generations=2, out=str(tmp_path / "sampled"))
     assert len(run.generations()) == 3
+
+
+def test_the_hand_over_expects_one_submission_per_genome_for_steady_state():
+    from pipeline.runner import _expected_batches
+    from pipeline.spec import parse_spec
+
+    spec = parse_spec({**SPEC, "execution": {"workers": 2}})
+    assert _expected_batches(spec, type("A", (), {"asynchronous": True})()) == 20 + 12 * 30
+    assert _expected_batches(spec, object()) == 13
+    no_handover = parse_spec({**SPEC, "execution": {"workers": 2, "handover": False}})
+    assert _expected_batches(no_handover, object()) is None
