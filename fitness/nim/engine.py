@@ -136,11 +136,11 @@ def play(a: Agent, b: Agent, rules: Rules, games: int, seed: int | None = None) 
     ended = lockstep(seats, [(boards[:n_first], ids[:n_first]), (boards[n_first:], ids[n_first:])])
     a_wins = 1 if rules.misere else 0  # the seat whose emptying move wins for a (seat 0)
     wins_a = wins_a_first = plies = 0
-    for rounds, seat, ids in ended:
-        plies += (rounds + 1) * len(ids)  # a game that ended in round r lasted r + 1 plies
+    for rounds, seat, done in ended:
+        plies += (rounds + 1) * len(done)  # a game that ended in round r lasted r + 1 plies
         if seat == a_wins:
-            wins_a += len(ids)
-            wins_a_first += int(np.count_nonzero(ids < n_first))
+            wins_a += len(done)
+            wins_a_first += int(np.count_nonzero(done < n_first))
     return MatchResult(
         games=games,
         wins_a=wins_a,

@@ -13,10 +13,10 @@ apart here:
   in which round (all a match needs); a seat's `record` hook sees every
   ply it plays (what a learner needs for its transitions).
 
-Games are numbered 0..n-1 and carry their number through the loop, so seats
-can index per-game arrays; finished games leave the batches. A seat always
-receives its games in ascending order of their numbers, so its random draws
-never depend on how the games reached it.
+Every game carries its own number through the loop (0..n-1 in all callers),
+so seats can index per-game arrays; finished games leave the batches. A seat
+always receives its games in ascending order of their numbers, so its random
+draws never depend on how the games reached it.
 """
 
 from __future__ import annotations
@@ -61,19 +61,21 @@ def lockstep(seats: Sequence[Seat], waiting: Sequence[Batch], same_round: bool =
     """
     if len(waiting) != len(seats):
         raise ValueError(f"{len(seats)} seats but {len(waiting)} batches of waiting games")
-    pending: list[list[Batch]] = [[batch] if len(batch[1]) else [] for batch in waiting]
+    # Per seat, the batches of games waiting for it (tuples: a new one on every change).
+    pending: list[tuple[Batch, ...]] = [(batch,) if len(batch[1]) else () for batch in waiting]
     ended: list[Ended] = []
     rounds = 0
     while any(pending):
-        if not same_round:
-            due, pending = pending, [[] for _ in seats]
+        if same_round:
+            due = pending
+        else:  # games handed on during the round wait for the next one
+            due, pending = pending, [()] * len(seats)
         for s, (move, then, record) in enumerate(seats):
-            if same_round:
-                chunks, pending[s] = pending[s], []
-            else:
-                chunks = due[s]
+            chunks = due[s]
             if not chunks:
                 continue
+            if same_round:
+                pending[s] = ()
             boards, games = chunks[0] if len(chunks) == 1 else _join(chunks)
             boards = move(boards, games)
             over = boards == 0 if boards.ndim == 1 else ~boards.any(axis=1)  # empty boards
@@ -86,26 +88,26 @@ def lockstep(seats: Sequence[Seat], waiting: Sequence[Batch], same_round: bool =
                 if not len(games):
                     continue
             if isinstance(then, int):
-                pending[then].append((boards, games))
+                pending[then] += ((boards, games),)
             else:
                 _hand_on(pending, then(games), boards, games)
         rounds += 1
     return ended
 
 
-def _hand_on(pending: list[list[Batch]], nxt: np.ndarray, boards: np.ndarray, games: np.ndarray) -> None:
+def _hand_on(pending: list[tuple[Batch, ...]], nxt: np.ndarray, boards: np.ndarray, games: np.ndarray) -> None:
     """Queue each game for its own next seat `nxt[i]`."""
-    for s, chunks in enumerate(pending):
+    for s in range(len(pending)):
         mine = nxt == s
         n = np.count_nonzero(mine)
         if n == len(games):
-            chunks.append((boards, games))
+            pending[s] += ((boards, games),)
             return
         if n:
-            chunks.append((boards[mine], games[mine]))
+            pending[s] += ((boards[mine], games[mine]),)
 
 
-def _join(chunks: list[Batch]) -> Batch:
+def _join(chunks: tuple[Batch, ...]) -> Batch:
     """The games waiting for one seat as one batch, in ascending game order."""
     boards = np.concatenate([b for b, _ in chunks])
     games = np.concatenate([g for _, g in chunks])

@@ -109,7 +109,7 @@ def play_batch(
     """
     opponent_of_game = np.asarray(opponent_of_game)
     batch = _Batch(table, rules, rewards, explore_first, opponent_of_game, epsilon, rng, observe)
-    seats = [Seat(batch.learner_move, batch.after_learner, batch.learner_moved)]
+    seats = [Seat(batch.learner_move, batch.after_learner if len(opponents) else 0, batch.learner_moved)]
     seats += [Seat(batch.opponent_move(agent), 0, batch.opponent_moved) for agent in opponents]
     pos = np.array(starts, dtype=np.int64)
     games = np.arange(len(pos))
