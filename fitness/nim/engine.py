@@ -135,18 +135,14 @@ def play(a: Agent, b: Agent, rules: Rules, games: int, seed: int | None = None) 
     seats = [Side(a, space).seat(rng, then=1), Side(b, space).seat(rng, then=0)]
     ended = lockstep(seats, [(boards[:n_first], ids[:n_first]), (boards[n_first:], ids[n_first:])])
     a_wins = 1 if rules.misere else 0  # the seat whose emptying move wins for a (seat 0)
-    wins_a = wins_a_first = plies = 0
-    for rounds, seat, done in ended:
-        plies += (rounds + 1) * len(done)  # a game that ended in round r lasted r + 1 plies
-        if seat == a_wins:
-            wins_a += len(done)
-            wins_a_first += int(np.count_nonzero(done < n_first))
+    won = [done for _, seat, done in ended if seat == a_wins]
+    wins_a = sum(map(len, won))
     return MatchResult(
         games=games,
         wins_a=wins_a,
         wins_b=games - wins_a,
         games_a_first=n_first,
-        wins_a_first=wins_a_first,
-        plies=plies,
+        wins_a_first=int(np.count_nonzero(np.concatenate(won) < n_first)) if won else 0,
+        plies=sum((rounds + 1) * len(done) for rounds, _, done in ended),  # a game ended in round r lasted r + 1
         seconds=time.perf_counter() - started,
     )

@@ -63,6 +63,9 @@ def lockstep(seats: Sequence[Seat], waiting: Sequence[Batch], same_round: bool =
         raise ValueError(f"{len(seats)} seats but {len(waiting)} batches of waiting games")
     # Per seat, the batches of games waiting for it (tuples: a new one on every change).
     pending: list[tuple[Batch, ...]] = [(batch,) if len(batch[1]) else () for batch in waiting]
+    # The seats unpacked once: number, move, next seat, whether that is one seat for all games, hook.
+    turns = [(s, seat.move, seat.then, isinstance(seat.then, int), seat.record) for s, seat in enumerate(seats)]
+    codes = not waiting or waiting[0][0].ndim == 1  # boards are codes (n,), else positions (n, rows)
     ended: list[Ended] = []
     rounds = 0
     while any(pending):
@@ -70,7 +73,7 @@ def lockstep(seats: Sequence[Seat], waiting: Sequence[Batch], same_round: bool =
             due = pending
         else:  # games handed on during the round wait for the next one
             due, pending = pending, [()] * len(seats)
-        for s, (move, then, record) in enumerate(seats):
+        for s, move, then, one_seat, record in turns:
             chunks = due[s]
             if not chunks:
                 continue
@@ -78,7 +81,7 @@ def lockstep(seats: Sequence[Seat], waiting: Sequence[Batch], same_round: bool =
                 pending[s] = ()
             boards, games = chunks[0] if len(chunks) == 1 else _join(chunks)
             boards = move(boards, games)
-            over = boards == 0 if boards.ndim == 1 else ~boards.any(axis=1)  # empty boards
+            over = boards == 0 if codes else ~boards.any(axis=1)  # empty boards
             if record is not None:
                 record(games, boards, over)
             if over.any():
@@ -87,7 +90,7 @@ def lockstep(seats: Sequence[Seat], waiting: Sequence[Batch], same_round: bool =
                 boards, games = boards[going], games[going]
                 if not len(games):
                     continue
-            if isinstance(then, int):
+            if one_seat:
                 pending[then] += ((boards, games),)
             else:
                 _hand_on(pending, then(games), boards, games)
