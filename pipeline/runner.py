@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .evaluation import make_evaluator
-from .evolution import Context, Loop, NoiseControl, Objectives, Scorer, State, Tracker, make_algorithm
-from .kinds import make_kind
+from .evolution import Loop, Scorer, State, Tracker
+from .evolution.island_loop import island_loop
+from .evolution.parts import build_parts
 from .plugins import code_bundle
 from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
     package_versions, recover
@@ -41,21 +42,18 @@ class _Prepared:
     """Everything a run needs that can fail before the first file is written."""
 
     def __init__(self, spec: RunSpec) -> None:
-        from fitness.tasks import build_task
-
         self.spec = spec
         task_spec = spec.task_spec()
-        task = build_task(task_spec)
-        self.kind = make_kind(spec, task)
-        self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                                     getattr(task, "default_weights", None))
-        self.noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
-        self.algorithm = make_algorithm(Context(spec, self.kind, self.objectives, self.noise.reevaluate))
+        self.parts = build_parts(spec)
+        self.kind, self.objectives, self.noise, self.algorithm = \
+            self.parts.kind, self.parts.objectives, self.parts.noise, self.parts.algorithm
+        handover = spec.execution.handover and spec.islands is None  # islands need the actors from the start
+        self.code = code_bundle(spec)  # the spec's own modules, for the workers
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=spec.generations + 1 if spec.execution.handover else None,
-                                        code=code_bundle(spec),  # the spec's own modules, for the workers
+                                        expected_batches=spec.generations + 1 if handover else None,
+                                        code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers)
 
 
@@ -71,8 +69,12 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
             on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
-        loop = Loop(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
-                    Tracker(spec, prepared.objectives), recorder, spec.seed, [on_generation] if on_generation else [])
+        tracker, hooks = Tracker(spec, prepared.objectives), [on_generation] if on_generation else []
+        if spec.islands is not None:
+            loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
+        else:
+            loop = Loop(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
+                        tracker, recorder, spec.seed, hooks)
         state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)
         return reason

@@ -39,6 +39,7 @@ from .transport import pack, unpack
 CHUNKS_PER_WORKER = 1
 IN_FLIGHT_PER_ACTOR = 2  # with small chunks: one running, one queued behind it
 POLL_SECONDS = 0.5  # how often timeouts are checked while waiting
+Slot = tuple[Any, int, Any]  # an actor's handle, number and setup ref (`RayEvaluator.slots`)
 DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
 
 
@@ -66,6 +67,7 @@ class _Actor:
     label: str = ""  # set once the task is built: "actor-3@127.0.0.1/1a2b3c4d"
     running: deque = field(default_factory=deque)  # refs, in submission (= execution) order
     busy_since: float = 0.0  # when its oldest running chunk could start
+    setup: Any = None  # the ref of its setup call (ready once it resolves)
 
 
 @dataclass(eq=False)
@@ -95,8 +97,9 @@ class RayEvaluator(Evaluator):
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
-                 code: bytes | None = None, wait_for_all: bool = False, **actor_options: Any) -> None:
-        self.workers = workers
+                 code: bytes | None = None, wait_for_all: bool = False, adopt: Sequence[Slot] | None = None,
+                 **actor_options: Any) -> None:
+        self.workers = workers if adopt is None else len(adopt)
         self.chunk_size = chunk_size
         self.max_retries = max_retries
         self.chunk_timeout = chunk_timeout
@@ -118,8 +121,13 @@ class RayEvaluator(Evaluator):
         self._numbers = 0
         self._failures = 0
         self._closed = False
+        self._adopted = adopt is not None  # another pool's actors: lost ones are reported, not replaced
+        self.lost: list[tuple[int, str]] = []  # (number, cause) of adopted actors found dead
         try:
-            for _ in range(workers):
+            for handle, number, setup in adopt or ():
+                self._pool.append(_Actor(handle, number, time.monotonic(), setup=setup))
+                self._setups[setup] = self._pool[-1]
+            for _ in range(workers if adopt is None else 0):
                 self._spawn()
             while not any(actor.label for actor in self._pool):  # work starts with the first ready actor
                 self._pump(POLL_SECONDS)
@@ -138,6 +146,17 @@ class RayEvaluator(Evaluator):
     def actors(self) -> list[Any]:
         """Handles of the pool's current actors (replacements included)."""
         return [actor.handle for actor in self._pool]
+
+    def slots(self) -> list[Slot]:
+        """(handle, number, setup ref) of every current actor, for another pool to `adopt`
+        (an island runner dispatching its own chunks over the same actors)."""
+        return [(actor.handle, actor.number, actor.setup) for actor in self._pool]
+
+    def replace(self, number: int, cause: str) -> None:
+        """Kill and replace actor `number` (found dead by a pool that adopted it), if still here."""
+        for actor in self._pool:
+            if actor.number == number:
+                self._replace(actor, cause)
 
     def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
         if self._closed:
@@ -176,7 +195,7 @@ class RayEvaluator(Evaluator):
         if self._closed:
             return
         self._closed = True
-        for actor in self._pool:
+        for actor in self._pool if not self._adopted else ():
             ray.kill(actor.handle)
         self._pool.clear()
         self._setups.clear()
@@ -189,12 +208,18 @@ class RayEvaluator(Evaluator):
         self._numbers += 1
         actor = _Actor(self._remote.remote(), self._numbers, time.monotonic(), start_failures)
         self._pool.append(actor)
-        self._setups[actor.handle.setup.remote(self._task_spec, self._code)] = actor
+        actor.setup = actor.handle.setup.remote(self._task_spec, self._code)
+        self._setups[actor.setup] = actor
 
     def _replace(self, actor: _Actor, cause: str) -> None:
         """Kill `actor` (it may be alive but stuck) and start a successor."""
         self._failures += 1
         self._pool.remove(actor)
+        if self._adopted:  # its owner replaces it; the chunks go to the actors left
+            self.lost.append((actor.number, cause))
+            if not self._pool:
+                raise EvaluationError(f"every actor was lost; last cause: {cause}")
+            return
         ray.kill(actor.handle)
         failed_starts = 0 if actor.label else actor.start_failures + 1
         if failed_starts >= self.max_retries:
