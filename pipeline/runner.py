@@ -54,7 +54,7 @@ class _Prepared:
                                         connect_timeout=spec.execution.connect_timeout,
                                         expected_batches=spec.generations + 1 if handover else None,
                                         code=self.code,
-                                        wait_for_all=spec.execution.wait_for_workers)
+                                        wait_for_all=spec.execution.wait_for_workers and spec.islands is None)
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,

@@ -22,15 +22,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import numpy as np
 import ray
 from ray.exceptions import RayError, RayTaskError
 
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
-from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, checked_columns,
-                   chunk_bounds, one_line)
+from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+                   merge_chunks, one_line)
 from .transport import pack, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
@@ -97,9 +96,8 @@ class RayEvaluator(Evaluator):
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
-                 code: bytes | None = None, wait_for_all: bool = False, adopt: Sequence[Slot] | None = None,
-                 **actor_options: Any) -> None:
-        self.workers = workers if adopt is None else len(adopt)
+                 code: bytes | None = None, wait_for_all: bool = False, **actor_options: Any) -> None:
+        self.workers = workers
         self.chunk_size = chunk_size
         self.max_retries = max_retries
         self.chunk_timeout = chunk_timeout
@@ -121,13 +119,8 @@ class RayEvaluator(Evaluator):
         self._numbers = 0
         self._failures = 0
         self._closed = False
-        self._adopted = adopt is not None  # another pool's actors: lost ones are reported, not replaced
-        self.lost: list[tuple[int, str]] = []  # (number, cause) of adopted actors found dead
         try:
-            for handle, number, setup in adopt or ():
-                self._pool.append(_Actor(handle, number, time.monotonic(), setup=setup))
-                self._setups[setup] = self._pool[-1]
-            for _ in range(workers if adopt is None else 0):
+            for _ in range(workers):
                 self._spawn()
             while not any(actor.label for actor in self._pool):  # work starts with the first ready actor
                 self._pump(POLL_SECONDS)
@@ -148,13 +141,14 @@ class RayEvaluator(Evaluator):
         return [actor.handle for actor in self._pool]
 
     def slots(self) -> list[Slot]:
-        """(handle, number, setup ref) of every current actor, for another pool to `adopt`
-        (an island runner dispatching its own chunks over the same actors)."""
+        """(handle, number, setup ref) of every current actor, for another dispatcher to use
+        (the island model's, `island_dispatch.py`)."""
         return [(actor.handle, actor.number, actor.setup) for actor in self._pool]
 
     def replace(self, number: int, cause: str) -> None:
-        """Kill and replace actor `number` (found dead by a pool that adopted it), if still here."""
-        for actor in self._pool:
+        """Kill and replace actor `number`, found dead by another dispatcher, if still here."""
+        self._poll_setups()  # an actor that got ready and died later is no failed start
+        for actor in list(self._pool):
             if actor.number == number:
                 self._replace(actor, cause)
 
@@ -162,15 +156,18 @@ class RayEvaluator(Evaluator):
         if self._closed:
             raise RuntimeError("evaluator is closed")
         check_batch(genomes, seeds)
-        if self._setups:  # replacements that got ready since the last call join in from the start
-            for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
-                self._finish_setup(ref)
+        self._poll_setups()  # replacements that got ready since the last call join in from the start
         size = self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = _Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                        self._failures)
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
         return batch.ticket
+
+    def _poll_setups(self) -> None:
+        if self._setups:
+            for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
+                self._finish_setup(ref)
 
     def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
         if self._closed:
@@ -195,7 +192,7 @@ class RayEvaluator(Evaluator):
         if self._closed:
             return
         self._closed = True
-        for actor in self._pool if not self._adopted else ():
+        for actor in self._pool:
             ray.kill(actor.handle)
         self._pool.clear()
         self._setups.clear()
@@ -215,11 +212,6 @@ class RayEvaluator(Evaluator):
         """Kill `actor` (it may be alive but stuck) and start a successor."""
         self._failures += 1
         self._pool.remove(actor)
-        if self._adopted:  # its owner replaces it; the chunks go to the actors left
-            self.lost.append((actor.number, cause))
-            if not self._pool:
-                raise EvaluationError(f"every actor was lost; last cause: {cause}")
-            return
         ray.kill(actor.handle)
         failed_starts = 0 if actor.label else actor.start_failures + 1
         if failed_starts >= self.max_retries:
@@ -333,16 +325,4 @@ class RayEvaluator(Evaluator):
 
 
 def _merge(batch: _Batch, failures: int) -> Evaluated:
-    parts: list[dict] = []
-    seconds: list[np.ndarray] = []
-    workers: list[str] = []
-    for chunk, (columns, elapsed, label) in enumerate(batch.results):
-        start, stop = batch.bounds[chunk]
-        parts.append(checked_columns(columns, stop - start, batch.describe(chunk)))
-        seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
-        workers += [label] * (stop - start)
-    names = list(parts[0])
-    if any(list(part) != names for part in parts):
-        raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
-    columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
-    return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)
+    return merge_chunks(batch.results, batch.bounds, failures)
