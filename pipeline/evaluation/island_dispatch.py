@@ -10,13 +10,14 @@ W = 64, 8 islands of 128), and that many Ray calls hold a 2-core machine to
 0.31 of its workers before any evolution; with chunks the machine can carry
 (8 genomes) each runner, knowing only its own chunks, fills the same few
 actors while others idle: measured 0.46 of 64 workers at t = 20 ms, σ = 1.
-The `Dispatcher` (an asyncio actor, no CPU of its own) holds one queue;
-each evaluation actor has `LANES` lanes, each taking the next chunk as soon
-as it is free, so an actor idles only when no island has a chunk waiting.
+The `Dispatcher` (an asyncio actor, no CPU of its own) holds one queue and
+sends each chunk to the least loaded actor (join the shortest queue: an idle
+actor first, at most `LANES` chunks on one), so an actor idles only when no
+island has a chunk waiting.
 
 A dead actor's chunk goes back to the front of the queue for the others
 (counting one attempt, `max_retries` at most) and the actor is reported to
-the driver (`lost`), which replaces it; the successor's lanes start once it
+the driver (`lost`), which replaces it; the successor takes chunks once it
 has built its task (`adopt`).
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -39,7 +41,6 @@ from .transport import pack
 __all__ = ["DispatchedEvaluator", "Dispatcher", "LANES"]
 
 LANES = 2  # chunks on an actor at once: one running, the next beside it
-_RETRY, _FIRST = 0, 1  # queue priorities: a chunk that lost its actor goes before new ones
 
 
 @dataclass(eq=False)
@@ -51,31 +52,35 @@ class _Job:
     requeued: int = 0  # times it went back to the queue
 
 
+@dataclass(eq=False)
+class _Lane:
+    """An evaluation actor as the dispatcher sees it."""
+
+    handle: Any
+    label: str = ""  # set once it has built its task
+    load: int = 0  # chunks on it now
+    started: int = 0  # when it last got a chunk (a counter): ties go to the one idle longest
+
+
 class Dispatcher:
     """A Ray actor (asyncio): the island model's shared queue of chunks (module docstring)."""
 
     def __init__(self, max_retries: int = 3) -> None:
         self.max_retries = max_retries
-        self.labels: dict[int, str] = {}  # actor number -> label ("" until ready), for actors given lanes
+        self.actors: dict[int, _Lane] = {}  # by actor number; dead ones removed
         self.gone: set[int] = set()  # actors found dead
         self.unreported: list[tuple[int, str]] = []  # (number, cause) not yet told to the driver
         self.broken: EvaluationError | None = None  # the task cannot be built: every chunk would fail
-        self._queue: asyncio.PriorityQueue | None = None
-        self._order = itertools.count()
-
-    def _jobs(self) -> asyncio.PriorityQueue:
-        if self._queue is None:  # made inside the actor's event loop
-            self._queue = asyncio.PriorityQueue()
-        return self._queue
+        self.waiting: deque[_Job] = deque()
+        self._clock = itertools.count(1)
 
     async def adopt(self, slots: list[Slot]) -> int:
-        """Lanes for the actors of `slots` that have none yet; returns how many live actors are ready."""
+        """Take in the actors of `slots` it does not know yet; returns how many are ready."""
         for handle, number, setup in slots:
-            if number not in self.labels and number not in self.gone:
-                self.labels[number] = ""
-                for _ in range(LANES):
-                    asyncio.get_running_loop().create_task(self._lane(handle, number, setup))
-        return sum(1 for number, label in self.labels.items() if label and number not in self.gone)
+            if number not in self.actors and number not in self.gone:
+                self.actors[number] = _Lane(handle)
+                asyncio.get_running_loop().create_task(self._start(number, setup))
+        return sum(1 for lane in self.actors.values() if lane.label)
 
     async def lost(self) -> list[tuple[int, str]]:
         """Actors found dead since the last call, with the cause (the driver replaces them)."""
@@ -88,62 +93,72 @@ class Dispatcher:
             raise self.broken
         loop = asyncio.get_running_loop()
         jobs = [_Job(packed, seeds, loop.create_future()) for packed, seeds in chunks]
-        for job in jobs:
-            self._put(job, _FIRST)
+        self.waiting.extend(jobs)
+        self._dispatch()
         results = await asyncio.gather(*(job.future for job in jobs))
         return list(results), sum(job.requeued for job in jobs)
 
-    def _put(self, job: _Job, priority: int) -> None:
-        self._jobs().put_nowait((priority, next(self._order), job))
+    def _dispatch(self) -> None:
+        """Waiting chunks to the least loaded ready actors (an idle actor first), `LANES` at most each."""
+        while self.waiting:
+            ready = [(lane.load, lane.started, number) for number, lane in self.actors.items() if lane.label]
+            if not ready or min(ready)[0] >= LANES:
+                return
+            number = min(ready)[2]
+            job = self.waiting.popleft()
+            if job.future.done():  # another chunk of its batch failed for good
+                continue
+            lane = self.actors[number]
+            lane.load += 1
+            lane.started = next(self._clock)
+            asyncio.get_running_loop().create_task(self._run(number, lane, job))
 
-    async def _lane(self, handle: Any, number: int, setup: Any) -> None:
+    async def _start(self, number: int, setup: Any) -> None:
         try:
             ip, node = await setup
         except RayTaskError as error:
             self.broken = EvaluationError(f"building the task on actor-{number}: {one_line(error.cause)}")
-            self._fail_waiting(self.broken)
+            for job in self.waiting:
+                if not job.future.done():
+                    job.future.set_exception(self.broken)
             return
         except RayError as error:
             self._gone(number, one_line(error))
             return
-        label = self.labels[number] = f"actor-{number}@{ip}/{node[:8]}"
-        while number not in self.gone:
-            _, _, job = await self._jobs().get()
-            if job.future.done():  # another chunk of its batch failed for good
-                continue
-            try:
-                columns, seconds = await handle.evaluate.remote(job.packed, job.seeds)
-            except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
-                job.future.set_exception(EvaluationError(f"a chunk on {label}: {one_line(error.cause)}"))
-                continue
-            except RayError as error:
-                self._retry(job, number, one_line(error))
-                return
-            job.future.set_result((columns, seconds, label))
+        if number in self.actors:
+            self.actors[number].label = f"actor-{number}@{ip}/{node[:8]}"
+            self._dispatch()
+
+    async def _run(self, number: int, lane: _Lane, job: _Job) -> None:
+        try:
+            columns, seconds = await lane.handle.evaluate.remote(job.packed, job.seeds)
+        except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
+            job.future.set_exception(EvaluationError(f"a chunk on {lane.label}: {one_line(error.cause)}"))
+        except RayError as error:
+            self._retry(job, number, one_line(error))
+        else:
+            job.future.set_result((columns, seconds, lane.label))
+        finally:
+            lane.load -= 1
+            self._dispatch()
 
     def _gone(self, number: int, cause: str) -> bool:
         """Mark actor `number` dead (True the first time)."""
         if number in self.gone:
             return False
         self.gone.add(number)
+        self.actors.pop(number, None)
         self.unreported.append((number, cause))
         return True
 
     def _retry(self, job: _Job, number: int, cause: str) -> None:
-        if self._gone(number, cause):  # its other lane's chunk was only queued there: no attempt counted
+        if self._gone(number, cause):  # a chunk only queued behind the culprit counts no attempt
             job.attempts += 1
         job.requeued += 1
         if job.attempts >= self.max_retries:
             job.future.set_exception(EvaluationError(f"a chunk failed {job.attempts} attempts; last cause: {cause}"))
         else:
-            self._put(job, _RETRY)
-
-    def _fail_waiting(self, error: EvaluationError) -> None:
-        queue = self._jobs()
-        while not queue.empty():
-            job = queue.get_nowait()[2]
-            if not job.future.done():
-                job.future.set_exception(error)
+            self.waiting.appendleft(job)
 
 
 class DispatchedEvaluator(Evaluator):
