@@ -1,20 +1,22 @@
-"""The island model's driver: it starts each island's epochs, routes migrants and writes the log.
+"""The island model's driver: it hands the islands to a backend and writes the log of what they did.
 
 An epoch is an island's run of generations up to the next multiple of
-`interval` (`Plan.epoch_last`). Islands run their epochs on their own: all at
-once in this process (`InProcessIslands`, workers = 0, the reference log), or
-each in an island runner on the cluster (`evaluation/island_runner.py`). The
-driver only
+`interval` (`Plan.epoch_last`). The backend runs every island's epochs on
+its own, migrations included: all in this process (`InProcessIslands`,
+workers = 0, the reference log), or in island runners on the cluster that
+pass emigrants to each other (`evaluation/island_runner.py`). The driver only
 
-* settles an island's migration after generation m as soon as that island and
-  the islands sending to it have reached m, and starts its next epoch there
-  (a ring needs no global barrier: an island waits for its one source only);
-* records generation g once every island has reached it (and settled its
-  migration): one individuals file holding every island's members, one
-  generations.parquet row over all islands, the checkpoint;
+* takes in each finished epoch, and settles each migration a second time
+  (the same function on the same members, so the same result) to log it;
+* records generation g once every island has reached it (and its migration
+  is settled): one individuals file holding every island's members and the
+  migrants placed, one generations.parquet row over all islands, the
+  checkpoint; `wall_seconds` is the time from the moment the last island
+  finished g - 1 to the moment the last finished g;
 * checks the stop rules after each recorded generation. A stop at g
   discards whatever islands did after g, so the log is the one an
-  uninterrupted run stopping at g writes.
+  uninterrupted run stopping at g writes. If an island runner is lost, the
+  islands start again from the last recorded generation (the same members).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+from ..evaluation import EvaluationError
 from .algorithms import Algorithm
-from .islands import IslandGeneration, Plan, evolve, immigrants, settle
+from .islands import IslandGeneration, Plan, evolve, migrated, populations
 from .loop import Hook, Recording
 from .members import Member, Objectives
 from .scoring import Scorer
@@ -36,17 +39,22 @@ if TYPE_CHECKING:
     from ..spec import RunSpec
     from .parts import Parts
 
-__all__ = ["Backend", "InProcessIslands", "IslandLoop", "island_loop"]
+__all__ = ["Backend", "InProcessIslands", "IslandLoop", "IslandsLost", "island_loop"]
 
 _POLL_SECONDS = 1.0
+MAX_RESTARTS = 3  # island runners lost in one session before the run gives up
+
+
+class IslandsLost(RuntimeError):
+    """An island runner died (its node was lost): start again from the last recorded generation."""
 
 
 class Backend(Protocol):
-    """Where epochs run: `start` returns at once; `results` gives the epochs finished since."""
+    """Where islands run: `begin` at once; `results` gives the epochs finished since, in any order."""
 
-    def start(self, island: int, population: list[Member], first: int, last: int) -> None: ...
+    def begin(self, homes: list[list[Member]], first: int) -> None: ...
 
-    def results(self, timeout: float | None) -> list[tuple[int, list[IslandGeneration]]]: ...
+    def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]: ...
 
     def busy(self) -> bool: ...
 
@@ -54,42 +62,44 @@ class Backend(Protocol):
 
 
 class InProcessIslands:
-    """workers = 0: each epoch runs as soon as it is started, in this process."""
+    """workers = 0: every island's next epoch, one after the other, when results are asked for."""
 
-    def __init__(self, algorithm: Algorithm, scorer: Scorer, plan: Plan) -> None:
-        self.algorithm, self.scorer, self.plan = algorithm, scorer, plan
-        self._done: list[tuple[int, list[IslandGeneration]]] = []
+    def __init__(self, algorithm: Algorithm, scorer: Scorer, plan: Plan, end: int) -> None:
+        self.algorithm, self.scorer, self.plan, self.end = algorithm, scorer, plan, end
+        self.homes: list[list[Member]] = []
+        self.first = end + 1
 
-    def start(self, island: int, population: list[Member], first: int, last: int) -> None:
-        self._done.append((island, evolve(self.algorithm, self.scorer, self.plan, island, population, first, last)))
+    def begin(self, homes: list[list[Member]], first: int) -> None:
+        self.homes, self.first = [list(h) for h in homes], first
 
-    def results(self, timeout: float | None) -> list[tuple[int, list[IslandGeneration]]]:
-        done, self._done = self._done, []
-        return done
+    def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]:
+        if not self.busy():
+            return []
+        first, last = self.first, self.plan.epoch_last(self.first, self.end)
+        finished, leaving = [], {}
+        for island, home in enumerate(self.homes):
+            done, leaving[island] = evolve(self.algorithm, self.scorer, self.plan, island, home, first, last)
+            finished.append((island, done))
+        self.homes = [migrated(self.plan, last, i, leaving)[0] for i in range(self.plan.count)]
+        self.first = last + 1
+        return finished
 
     def busy(self) -> bool:
-        return bool(self._done)
+        return self.first <= self.end
 
     def close(self) -> None:
-        self._done = []
+        self.homes = []
 
 
 class IslandLoop:
-    """Drives the islands until a stop rule fires; see the module docstring."""
+    """Records the islands' generations until a stop rule fires; see the module docstring."""
 
     def __init__(self, plan: Plan, backend: Backend, tracker: Tracker, recorder: Recording, objectives: Objectives,
-                 end: int, hooks: list[Hook] | None = None) -> None:
+                 hooks: list[Hook] | None = None) -> None:
         self.plan, self.backend, self.tracker, self.recorder = plan, backend, tracker, recorder
         self.objectives = objectives
-        self.end = end  # the run's last generation (spec.generations)
         self.hooks = list(hooks or [])
-        self.homes: list[list[Member]] = []  # each island's population when its next epoch starts
-        self.reached: list[int] = []  # the last generation each island has done
-        self.done: dict[int, dict[int, list]] = {}  # generation -> island -> [scored, population, failures]
-        self.leaving: dict[tuple[int, int], list[Member]] = {}  # (island, m): its population before migrating
-        self.arrived: dict[tuple[int, int], list[Member]] = {}  # (island, m): the migrants it took in
-        self.waiting: set[int] = set()  # islands at a migration waiting for their sources
-        self._since = time.perf_counter()
+        self.restarts = 0
 
     def run(self, state: State) -> tuple[State, str]:
         """Generations until a stop rule fires; the final state and the rule's name."""
@@ -101,84 +111,89 @@ class IslandLoop:
             while True:
                 if not self._recordable(state.generation + 1):
                     if not self.backend.busy():
-                        raise RuntimeError(f"islands stalled before generation {state.generation + 1}: "
-                                           f"they reached {self.reached}, none is running")
-                    self._receive(_POLL_SECONDS)
+                        raise RuntimeError(f"islands stalled before generation {state.generation + 1}")
+                    self._receive(state, _POLL_SECONDS)
                     continue
                 state = self._record(state)
                 reason = self.tracker.stop_reason(state)
                 if reason is not None:
                     return state, reason
-                self._receive(0)  # route what has come meanwhile before the next record
         finally:
             self.backend.close()
 
     def _begin(self, state: State) -> None:
         count = self.plan.count
         if state.generation < 0:
-            self.homes = [[] for _ in range(count)]
+            homes: list[list[Member]] = [[] for _ in range(count)]
         else:
-            if len(state.populations) != count or state.next_id != self.plan.next_id(state.generation + 1):
+            expected = self.plan.next_id(state.generation + 1)
+            if len(state.populations) != count or state.next_id != expected:
                 raise ValueError(f"the checkpoint after generation {state.generation} holds "
                                  f"{len(state.populations)} island(s) and next id {state.next_id}; "
-                                 f"the spec's island model expects {count} and {self.plan.next_id(state.generation + 1)}")
-            self.homes = [list(p) for p in state.populations]
-        self.reached = [state.generation] * count
-        for island in range(count):
-            self._start(island)
+                                 f"the spec's island model expects {count} and {expected}")
+            homes = [list(p) for p in state.populations]
+        self.homes = {i: (state.generation, homes[i]) for i in range(count)}  # where each island's next epoch starts
+        self.inbox: dict[tuple[int, int], list[IslandGeneration]] = {}  # (island, first generation) -> epoch
+        self.done: dict[int, dict[int, list]] = {}  # generation -> island -> [scored, population, failures, finished]
+        self.leaving: dict[tuple[int, int], list[Member]] = {}  # (island, m): its population before migrating
+        self.arrived: dict[tuple[int, int], list[Member]] = {}  # (island, m): the migrants it took in
+        self._finished = time.time()  # when the last island finished the last recorded generation
+        self.backend.begin(homes, state.generation + 1)
 
-    def _start(self, island: int) -> None:
-        first = self.reached[island] + 1
-        if first <= self.end:
-            self.backend.start(island, self.homes[island], first, self.plan.epoch_last(first, self.end))
+    def _receive(self, state: State, timeout: float) -> None:
+        try:
+            results = self.backend.results(timeout)
+        except IslandsLost as lost:
+            self.restarts += 1
+            if self.restarts > MAX_RESTARTS:
+                raise EvaluationError(f"island runners lost {self.restarts} times; last cause: {lost}") from None
+            self._begin(state)  # the same members again, from the last recorded generation
+            return
+        for island, generations in results:
+            self.inbox[(island, generations[0].generation)] = generations
+        while self._advance():
+            pass
 
-    def _receive(self, timeout: float) -> None:
-        """Take in the epochs finished (waiting up to `timeout`), settle migrations, start epochs."""
-        for island, generations in self.backend.results(timeout):
-            self._take(island, generations)
-        self._settle()
-
-    def _take(self, island: int, generations: list[IslandGeneration]) -> None:
-        known = {m.id: m for m in self.homes[island]}
-        population = self.homes[island]
-        for done in generations:
-            for m in done.scored:
-                if m.fitness is None:  # members from a runner travel without their DEAP fitness
-                    m.fitness = self.objectives.fitness(m.columns)
-                known[m.id] = m
-            population = [known[i] for i in done.population]
-            known = {m.id: m for m in population}
-            self.done.setdefault(done.generation, {})[island] = [done.scored, population, done.failures]
-        last = generations[-1].generation
-        self.reached[island] = last
-        if self.plan.migrates_after(last):
-            self.leaving[(island, last)] = population
-            self.waiting.add(island)
-        else:
-            self.homes[island] = population
-            self._start(island)
-
-    def _settle(self) -> None:
-        """Migrate into every waiting island whose sources have reached the same generation."""
-        for island in sorted(self.waiting):
-            m = self.reached[island]
-            sources = self.plan.sources(m, island)
-            if any((s, m) not in self.leaving for s in sources):
+    def _advance(self) -> bool:
+        """Take in every epoch whose start is settled, and settle what migrations can be; False: no progress."""
+        progress = False
+        for island, (generation, home) in list(self.homes.items()):
+            epoch = self.inbox.pop((island, generation + 1), None)
+            if epoch is None:
                 continue
-            arrivals = immigrants(self.plan, m, island, {s: self.leaving[(s, m)] for s in sources})
-            population = settle(self.leaving[(island, m)], arrivals)
-            self.done[m][island][1] = population
-            self.arrived[(island, m)] = arrivals
-            self.homes[island] = population
-            self.waiting.discard(island)
-            self._start(island)
+            progress = True
+            for done, alive in zip(epoch, populations(home, epoch)):
+                for m in done.scored:
+                    if m.fitness is None:  # members from a runner travel without their DEAP fitness
+                        m.fitness = self.objectives.fitness(m.columns)
+                self.done.setdefault(done.generation, {})[island] = [done.scored, alive, done.failures, done.finished]
+            last = epoch[-1].generation
+            self.leaving[(island, last)] = self.done[last][island][1]
+            del self.homes[island]
+        for island in range(self.plan.count):
+            progress |= self._settle(island)
+        return progress
+
+    def _settle(self, island: int) -> bool:
+        """Settle `island`'s migration after its last epoch if its sources have got there too."""
+        ends = [m for (i, m) in self.leaving if i == island and (island, m) not in self.arrived]
+        if island in self.homes or not ends:
+            return False
+        m = max(ends)
+        sources = self.plan.sources(m, island) if self.plan.migrates_after(m) else []
+        if any((s, m) not in self.leaving for s in sources):
+            return False
+        population, self.arrived[(island, m)] = migrated(
+            self.plan, m, island, {i: self.leaving[(i, m)] for i in [island, *sources]})
+        self.done[m][island][1] = population
+        self.homes[island] = (m, population)
+        return True
 
     def _recordable(self, generation: int) -> bool:
+        """Every island has done `generation`, and settled the migration after it if its epoch ended there."""
         islands = self.done.get(generation, {})
-        if len(islands) < self.plan.count:
-            return False
-        return not self.plan.migrates_after(generation) or \
-            all((i, generation) in self.arrived for i in range(self.plan.count))
+        return len(islands) == self.plan.count and all(
+            (i, generation) not in self.leaving or (i, generation) in self.arrived for i in range(self.plan.count))
 
     def _record(self, state: State) -> State:
         generation = state.generation + 1
@@ -191,8 +206,10 @@ class IslandLoop:
         state = replace(state, generation=generation, populations=[done[i][1] for i in islands],
                         next_id=self.plan.next_id(generation + 1))
         state = self.tracker.update(state, scored)
-        state = self.recorder.record(state, scored + migrants, sum(done[i][2] for i in islands), self._since)
-        self._since = time.perf_counter()
+        finished = max(done[i][3] for i in islands)
+        seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)
+        state = self.recorder.record(state, scored + migrants, sum(done[i][2] for i in islands),
+                                     time.perf_counter() - seconds)
         for hook in self.hooks:
             if hook(dict(state.rows[-1])) is True:
                 self.tracker.stop_requested = True
@@ -205,9 +222,10 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
     on the Ray actors of `evaluator` (with the spec's own modules, `code`)."""
     plan = Plan.of(spec)
     if evaluator.workers == 0:
-        backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives), plan)
+        backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives), plan,
+                                            spec.generations)
     else:
         from ..evaluation.island_runner import RayIslands
 
         backend = RayIslands(spec, evaluator, code)
-    return IslandLoop(plan, backend, tracker, recorder, parts.objectives, spec.generations, hooks)
+    return IslandLoop(plan, backend, tracker, recorder, parts.objectives, hooks)

@@ -25,6 +25,7 @@ one of the worst of its destination; the best of an island always stays.
 from __future__ import annotations
 
 import copy
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping
 
@@ -40,7 +41,7 @@ from .state import State, variation_rng
 if TYPE_CHECKING:
     from ..spec import RunSpec
 
-__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migration_rng", "settle"]
+__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrated", "migration_rng", "populations", "settle"]
 
 _MIGRATION_STREAM = 3  # variation is stream 1 (state.variation_rng)
 
@@ -120,11 +121,13 @@ class IslandGeneration:
     scored: list[Member]  # in the order they were scored
     population: list[int]  # ids alive after it (before any migration)
     failures: int  # worker failures recovered while scoring
+    finished: float = 0.0  # when it ended (time.time(), wherever it ran)
 
 
 def evolve(algorithm: Algorithm, scorer: Scorer, plan: Plan, island: int, population: list[Member],
-           first: int, last: int) -> list[IslandGeneration]:
-    """Generations `first`..`last` of one island, from its population after `first - 1`."""
+           first: int, last: int) -> tuple[list[IslandGeneration], list[Member]]:
+    """Generations `first`..`last` of one island, from its population after `first - 1`;
+    and its population after `last` (before any migration)."""
     done = []
     for generation in range(first, last + 1):
         state = State(generation=generation - 1, populations=[population],
@@ -139,8 +142,29 @@ def evolve(algorithm: Algorithm, scorer: Scorer, plan: Plan, island: int, popula
             m.island = island
         failures = scorer.score(generation, batch, island)
         population = algorithm.tell(state, batch).populations[0]
-        done.append(IslandGeneration(generation, batch, [m.id for m in population], failures))
-    return done
+        done.append(IslandGeneration(generation, batch, [m.id for m in population], failures, time.time()))
+    return done, population
+
+
+def populations(home: list[Member], done: list[IslandGeneration]) -> list[list[Member]]:
+    """The members alive after each generation of an epoch that started from `home`."""
+    known = {m.id: m for m in home}
+    alive = []
+    for generation in done:
+        known.update((m.id, m) for m in generation.scored)  # a re-scored survivor: its new row
+        alive.append([known[i] for i in generation.population])
+        known = {m.id: m for m in alive[-1]}
+    return alive
+
+
+def migrated(plan: Plan, generation: int, island: int, leaving: Mapping[int, list[Member]]) -> \
+        tuple[list[Member], list[Member]]:
+    """`island`'s population after the migration that follows `generation` (as it was, if none
+    does), and the migrants it took in; `leaving` holds it and its sources before the migration."""
+    if not plan.migrates_after(generation):
+        return leaving[island], []
+    arrivals = immigrants(plan, generation, island, leaving)
+    return settle(leaving[island], arrivals), arrivals
 
 
 def immigrants(plan: Plan, generation: int, island: int, homes: Mapping[int, list[Member]]) -> list[Member]:

@@ -236,3 +236,20 @@ def test_the_shared_queue_loses_no_work_when_an_actor_dies_and_the_driver_replac
         assert again.failures == 0 and {w.split("@")[0] for w in again.worker} == {"actor-2", "actor-3"}
         assert_same_columns(again.columns, {k: v[:800] for k, v in expected.items()})
         ray_session.kill(dispatcher)
+
+
+def test_islands_lost_mid_run_start_again_from_the_last_recorded_generation(tmp_path, monkeypatch):
+    from pipeline.evolution import island_loop
+
+    whole = _run(tmp_path, SETCOVER, "whole")
+    real, calls = island_loop.InProcessIslands.results, []
+
+    def flaky(self, timeout):  # the third epoch round's runner "dies" once
+        calls.append(timeout)
+        if len(calls) == 3:
+            raise island_loop.IslandsLost("island 1's runner: ActorDiedError: node lost")
+        return real(self, timeout)
+
+    monkeypatch.setattr(island_loop.InProcessIslands, "results", flaky)
+    restarted = _run(tmp_path, SETCOVER, "restarted")
+    assert len(calls) > 4 and run_digests(restarted.path) == run_digests(whole.path)
