@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .evaluation import ClusterLost, make_evaluator
-from .evolution import AsyncLoop, Context, Loop, NoiseControl, Objectives, Scorer, State, Tracker, make_algorithm
-from .kinds import make_kind
+from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
+from .evolution.island_loop import island_loop
+from .evolution.parts import build_parts
 from .plugins import code_bundle
 from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
     package_versions, recover
@@ -41,28 +42,25 @@ class _Prepared:
     """Everything a run needs that can fail before the first file is written."""
 
     def __init__(self, spec: RunSpec) -> None:
-        from fitness.tasks import build_task
-
         self.spec = spec
         task_spec = spec.task_spec()
-        task = build_task(task_spec)
-        self.kind = make_kind(spec, task)
-        self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                                     getattr(task, "default_weights", None))
-        self.noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
-        self.algorithm = make_algorithm(Context(spec, self.kind, self.objectives, self.noise.reevaluate))
+        self.parts = build_parts(spec)
+        self.kind, self.objectives, self.noise, self.algorithm = \
+            self.parts.kind, self.parts.objectives, self.parts.noise, self.parts.algorithm
+        self.code = code_bundle(spec)  # the spec's own modules, for the workers
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
                                         expected_batches=_expected_batches(spec, self.algorithm),
-                                        code=code_bundle(spec),  # the spec's own modules, for the workers
-                                        wait_for_all=spec.execution.wait_for_workers)
+                                        code=self.code,
+                                        wait_for_all=spec.execution.wait_for_workers and spec.islands is None)
 
 
 def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
-    algorithm at most one per genome (its batches hold one or more)."""
-    if not spec.execution.handover:
+    algorithm at most one per genome (its batches hold one or more). None: no hand-over
+    (islands need the actors from the start)."""
+    if not spec.execution.handover or spec.islands is not None:
         return None
     if getattr(algorithm, "asynchronous", False):
         return spec.population.size + spec.generations * spec.population.offspring
@@ -81,9 +79,13 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
             on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
-        driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop
-        loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
-                      Tracker(spec, prepared.objectives), recorder, spec.seed, [on_generation] if on_generation else [])
+        tracker, hooks = Tracker(spec, prepared.objectives), [on_generation] if on_generation else []
+        if spec.islands is not None:
+            loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
+        else:
+            driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop
+            loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
+                          tracker, recorder, spec.seed, hooks)
         state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)
         return reason

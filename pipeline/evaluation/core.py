@@ -137,3 +137,22 @@ def one_line(error: BaseException) -> str:
     """`Type: first line of the message`, for one-line error reports."""
     message = str(error).strip().splitlines()
     return f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
+
+
+def merge_chunks(results: Sequence[tuple[dict, float, str]], bounds: Sequence[tuple[int, int]],
+                 failures: int) -> Evaluated:
+    """One batch's result from its chunks' (columns, seconds, worker label), in chunk order."""
+    parts: list[Columns] = []
+    seconds: list[np.ndarray] = []
+    workers: list[str] = []
+    for chunk, (columns, elapsed, label) in enumerate(results):
+        start, stop = bounds[chunk]
+        where = f"chunk {chunk + 1} of {len(bounds)} (genomes {start}-{stop - 1})"
+        parts.append(checked_columns(columns, stop - start, where))
+        seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
+        workers += [label] * (stop - start)
+    names = list(parts[0])
+    if any(list(part) != names for part in parts):
+        raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
+    columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
+    return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)

@@ -25,15 +25,14 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import numpy as np
 import ray
 from ray.exceptions import RayError, RayTaskError
 
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
-from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, checked_columns,
-                   chunk_bounds, one_line)
+from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+                   merge_chunks, one_line)
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
 from .transport import pack, unpack
@@ -44,6 +43,7 @@ from .transport import pack, unpack
 CHUNKS_PER_WORKER = 1
 IN_FLIGHT_PER_ACTOR = 2  # with small chunks: one running, one queued behind it
 POLL_SECONDS = 0.5  # how often timeouts are checked while waiting
+Slot = tuple[Any, int, Any]  # an actor's handle, number and setup ref (`RayEvaluator.slots`)
 DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
 
 
@@ -71,6 +71,7 @@ class _Actor:
     label: str = ""  # set once the task is built: "actor-3@127.0.0.1/1a2b3c4d"
     running: deque = field(default_factory=deque)  # refs, in submission (= execution) order
     busy_since: float = 0.0  # when its oldest running chunk could start
+    setup: Any = None  # the ref of its setup call (ready once it resolves)
 
 
 @dataclass(eq=False)
@@ -145,19 +146,34 @@ class RayEvaluator(Evaluator):
         """Handles of the pool's current actors (replacements included)."""
         return [actor.handle for actor in self._pool]
 
+    def slots(self) -> list[Slot]:
+        """(handle, number, setup ref) of every current actor, for another dispatcher to use
+        (the island model's, `island_dispatch.py`)."""
+        return [(actor.handle, actor.number, actor.setup) for actor in self._pool]
+
+    def replace(self, number: int, cause: str) -> None:
+        """Kill and replace actor `number`, found dead by another dispatcher, if still here."""
+        self._poll_setups()  # an actor that got ready and died later is no failed start
+        for actor in list(self._pool):
+            if actor.number == number:
+                self._replace(actor, cause)
+
     def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
         if self._closed:
             raise RuntimeError("evaluator is closed")
         check_batch(genomes, seeds)
-        if self._setups:  # replacements that got ready since the last call join in from the start
-            for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
-                self._finish_setup(ref)
+        self._poll_setups()  # replacements that got ready since the last call join in from the start
         size = self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = _Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                        self._failures)
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
         return batch.ticket
+
+    def _poll_setups(self) -> None:
+        if self._setups:
+            for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
+                self._finish_setup(ref)
 
     def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
         if self._closed:
@@ -198,7 +214,8 @@ class RayEvaluator(Evaluator):
         self._numbers += 1
         actor = _Actor(self._remote.remote(), self._numbers, time.monotonic(), start_failures)
         self._pool.append(actor)
-        self._setups[actor.handle.setup.remote(self._task_spec, self._code)] = actor
+        actor.setup = actor.handle.setup.remote(self._task_spec, self._code)
+        self._setups[actor.setup] = actor
 
     def _replace(self, actor: _Actor, cause: str) -> None:
         """Kill `actor` (it may be alive but stuck) and start a successor."""
@@ -321,16 +338,4 @@ class RayEvaluator(Evaluator):
 
 
 def _merge(batch: _Batch, failures: int) -> Evaluated:
-    parts: list[dict] = []
-    seconds: list[np.ndarray] = []
-    workers: list[str] = []
-    for chunk, (columns, elapsed, label) in enumerate(batch.results):
-        start, stop = batch.bounds[chunk]
-        parts.append(checked_columns(columns, stop - start, batch.describe(chunk)))
-        seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
-        workers += [label] * (stop - start)
-    names = list(parts[0])
-    if any(list(part) != names for part in parts):
-        raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
-    columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
-    return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)
+    return merge_chunks(batch.results, batch.bounds, failures)

@@ -21,9 +21,10 @@ class Scorer:
         self.noise = noise
         self.objectives = objectives
 
-    def score(self, generation: int, members: list[Member]) -> int:
-        """Score `members` (a generation's batch); returns the worker failures recovered."""
-        seeds = self.noise.seeds(generation, len(members))
+    def score(self, generation: int, members: list[Member], island: int | None = None) -> int:
+        """Score `members` (a generation's batch, of one island for island runs); returns the
+        worker failures recovered."""
+        seeds = self.noise.seeds(generation, len(members), island)
         result = self.evaluator.evaluate([m.genome for m in members], seeds)
         self.apply(members, result)
         return int(result.failures)

@@ -53,7 +53,8 @@ class Recorder:
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
         table to write, and waiting for the previous generation's files."""
         row = self.schema.generation_row(state.generation, state.population, state.evaluations, failures)
-        table = self.schema.individuals(state.generation, scored, islands=len(state.populations) > 1)
+        table = self.schema.individuals(state.generation, scored,
+                                        islands=len(state.populations) > 1 or self.spec.islands is not None)
         self.flush()
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)

@@ -60,7 +60,8 @@ def recover(rundir: RunDir, run_id: str) -> Recovered:
     records = [_verified_record(rundir, g, run_id) for g in files]
     lost = [g for g, r in enumerate(records) if not rundir.population_file(g).exists()]
     for g in lost:
-        rundir.write_population(g, list(records[g]["state"]["population"]), records[g]["state"].get("population_rank"))
+        state = records[g]["state"]
+        rundir.write_population(g, list(state["population"]), state.get("population_rank"), state.get("islands"))
     if lost:
         notes.append(f"rewrote {len(lost)} population file(s) from the individuals files' records")
     last = len(records) - 1

@@ -110,6 +110,18 @@ def _hall_of_fame(run: RunLogs) -> list[Block]:
             ("table", header, rows)]
 
 
+def _islands_note(spec: dict[str, Any]) -> list[str]:
+    islands = spec.get("islands")
+    if not islands:
+        return []
+    size, offspring = spec["population"]["size"], spec["population"]["offspring"]
+    moves = (f"each sends copies of its best {islands['migrants']} every {islands['interval']} generations "
+             f"({islands['topology']} topology), replacing the worst" if islands["count"] > 1 and islands["migrants"]
+             else "no migration")
+    return [f"islands: {islands['count']} of {size} members and {offspring} children a generation each; {moves}; "
+            "the figures below are over all islands (Run.populations() has an island column)"]
+
+
 def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
     """(title, blocks) of a run's summary."""
     meta, last = run.meta, run.generations.iloc[-1]
@@ -119,7 +131,7 @@ def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
         f"status: {meta.get('status')} ({meta.get('stop_reason', '-')})",
         f"generations {first_gen}–{last_gen} (generation 0 is the initial population), "
         f"{int(last['evaluations']):,} evaluations, {float(last['elapsed_seconds']):.1f} s",
-    ])]
+    ] + _islands_note(meta['spec']))]
     blocks += _best_table(run)
     blocks += _hall_of_fame(run)
     constant = constant_objectives(run.generations)
