@@ -14,13 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .spec_errors import explain
+from .spec_checks import check_keys_apply, check_semantics
+from .spec_errors import SpecError, explain
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
-
-
-class SpecError(ValueError):
-    """A run spec that cannot be run, explained in one line."""
 
 
 class _Strict(BaseModel):
@@ -315,12 +312,6 @@ def _check_islands(spec: RunSpec) -> None:
                          f"keeps its best (got {islands.migrants})")
 
 
-# Genome keys that mean something for each kind (the rest would be ignored).
-GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
-               "table": ("kind", "columns", "feature"), "expression": ("kind",)}
-USER_KIND_KEYS = ("kind", "options")
-
-
 def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False) -> RunSpec:
     """Validate a spec already read as a dict (field errors become `SpecError`).
 
@@ -338,19 +329,9 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
         elif not resolved:  # a recorded run whose folder moved resumes if it needs no module from it
             raise SpecError(f"{source}: execution.code_dir: no such folder {spec.execution.code_dir!r}")
     if not resolved:
-        _check_keys_apply(data, spec, source)
-    _check_semantics(spec, source)
+        check_keys_apply(data, spec, source)
+    check_semantics(spec, source)
     return spec
-
-
-def _check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
-    """Refuse keys the chosen problem or genome kind would silently ignore."""
-    given = data.get("genome") or {}
-    allowed = GENOME_KEYS.get(spec.genome.kind, USER_KIND_KEYS)
-    for key in given:
-        if key not in allowed:
-            raise SpecError(f"{source}: genome.{key}: does not apply to a {spec.genome.kind!r} genome; "
-                            f"allowed: {', '.join(allowed)}")
 
 
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
@@ -385,63 +366,3 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
             node = node.setdefault(key, {})
         node[leaf] = value
     return data
-
-
-def _check_semantics(spec: RunSpec, source: str) -> None:
-    """What pydantic cannot know: board validity, agent names, files, objective names."""
-    from fitness.tasks import build_task
-
-    if spec.problem == "nim":
-        from fitness.nim import Rules, agent
-
-        nim = spec.nim
-        try:
-            rules = Rules(rows=nim.board(), k=nim.k, misere=nim.misere)
-        except ValueError as exc:
-            raise SpecError(f"{source}: nim: {exc}") from None
-        names = list(nim.opponents)
-        if spec.genome.kind == "table":
-            names += list(spec.genome.columns)
-            if not spec.genome.columns:
-                raise SpecError(f"{source}: genome.columns: at least one agent is needed")
-        for name in names:
-            try:
-                agent(name, rules)
-            except ValueError as exc:
-                field = "nim.opponents" if name in nim.opponents else "genome.columns"
-                raise SpecError(f"{source}: {field}: {exc}") from None
-    if spec.problem == "setcover" and spec.setcover.instance and not Path(spec.setcover.instance).is_file():
-        raise SpecError(f"{source}: setcover.instance: no such file {spec.setcover.instance!r}")
-    try:
-        task = build_task(spec.task_spec())
-    except ValueError as exc:
-        raise SpecError(f"{source}: {exc}") from None
-    from .kinds import make_kind
-
-    try:
-        kind = make_kind(spec, task)  # operator names and their params
-    except ValueError as exc:
-        raise SpecError(f"{source}: {exc}") from None
-    unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
-    if unknown:
-        raise SpecError(
-            f"{source}: objectives.weights: unknown objective {unknown[0]!r}; "
-            f"this run's objectives are {', '.join(task.objectives)}"
-        )
-    if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
-        raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
-    _check_algorithm(spec, task, kind, source)
-
-
-def _check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:
-    """Build the algorithm once, so a plug-in that is missing or refuses its options is
-    one line at validation, before anything is written."""
-    from .evolution import Context, NoiseControl, Objectives, make_algorithm
-
-    objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                            getattr(task, "default_weights", None))
-    noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
-    try:
-        make_algorithm(Context(spec, kind, objectives, noise.reevaluate))
-    except ValueError as exc:
-        raise SpecError(f"{source}: {exc}") from None

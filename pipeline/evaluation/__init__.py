@@ -48,9 +48,9 @@ def make_evaluator(
     within `connect_timeout` seconds (else `ClusterUnreachable`, one line).
     A Ray already initialised in this process is reused as is.
     `chunk_size=None` gives each worker one chunk per batch (calls are few).
-    `max_retries` is how many times one chunk may fail (actor death or
-    `chunk_timeout` seconds without a result) before `EvaluationError`.
-    `start_timeout`: seconds the pool may wait for actors to be scheduled.
+    `max_retries`: failures of one chunk (actor death, or `chunk_timeout` s
+    without a result) before `EvaluationError`; `start_timeout`: seconds the
+    pool may wait for actors to be scheduled.
     `ray_options` go to the actors (`num_cpus`, `resources`, `runtime_env`, ...).
     `expected_batches` (a run's generations): for an embedded Ray, evaluate
     in-process and start Ray only if the rest of the run is long enough for
