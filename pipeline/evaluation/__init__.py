@@ -41,7 +41,7 @@ def make_evaluator(
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
 
-    `workers="auto"`: one actor per CPU of the cluster (or of this machine).
+    `workers="auto"`: one actor per CPU of the cluster (or of this machine);
     `address=None` starts an embedded Ray (loopback, CPUs for `workers` actors) that
     `close()` shuts down, unless RAY_ADDRESS names a cluster (a Ray Job's driver);
     "auto", "host:port" or "ray://host:port" joins a cluster that is left running,
@@ -55,9 +55,8 @@ def make_evaluator(
     `expected_batches` (a run's generations): for an embedded Ray, evaluate
     in-process and start Ray only if the rest of the run is long enough for
     it to pay, handing over once the actors are ready (`HandoverEvaluator`).
-    `code`: a zip of the spec's own modules (`pipeline.plugins.code_bundle`),
-    unpacked on each actor before it builds the task.
-    `wait_for_all`: the pool is returned once every actor is ready (default:
+    `code`: a zip of the spec's own modules, unpacked on each actor before it
+    builds the task. `wait_for_all`: return once every actor is ready (default:
     once the first is; the others join as they come up).
     """
     if workers == "auto":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -93,6 +93,25 @@ def _next_rates(hp: Hyperparameters, epsilon: float, alpha: float, size: int, de
     return epsilon, alpha
 
 
+def _learn_batch(learner: TDLearner | MonteCarloLearner, table: QTable, rules: Rules, hp: Hyperparameters,
+                 drawn: _Opponents, size: int, epsilon: float, alpha: float, rng: np.random.Generator) -> Any:
+    """`size` games against opponents drawn from the mix, the learner updated from every move."""
+    opponent_of_game = drawn.draw(size, rng)
+    learner_first = rng.random(size) < 0.5
+    starts, exploring = _starts(table.space, size, hp.explore_starts, rng)
+    outcome = play_batch(table, rules, hp.rewards, starts, exploring, drawn.fixed, opponent_of_game, learner_first,
+                         epsilon, rng, lambda t: learner.observe(t, alpha))
+    learner.finish(alpha)
+    return outcome
+
+
+def _check_counts(episodes: Any, eval_every: int, eval_games: int) -> None:
+    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
+        raise ValueError(f"episodes must be a non-negative integer, got {episodes!r}")
+    if eval_every < 0 or eval_games < 1:
+        raise ValueError("eval_every must be >= 0 and eval_games >= 1")
+
+
 def train(
     rules: Rules,
     opponents: str | Mapping[str, float],
@@ -113,10 +132,7 @@ def train(
     what is learned; `progress` is called after every batch with (episodes
     done, total, new curve row or None). `seconds` count evaluations too.
     """
-    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
-        raise ValueError(f"episodes must be a non-negative integer, got {episodes!r}")
-    if eval_every < 0 or eval_games < 1:
-        raise ValueError("eval_every must be >= 0 and eval_games >= 1")
+    _check_counts(episodes, eval_every, eval_games)
     hp = hyperparameters or Hyperparameters()
     mix = parse_mix(opponents)
     drawn = _Opponents(mix, rules)
@@ -133,15 +149,9 @@ def train(
     def measure(done: int) -> dict:
         nonlocal wins, losses
         decided = wins + losses
-        row = {
-            "episode": done,
-            **evaluate(run.agent(), rules, eval_opponents, eval_games, seed + done),
-            "train_win_rate": wins / decided if decided else float("nan"),
-            "epsilon": epsilon,
-            "alpha": alpha,
-            "states_known": table.n_known,
-            "seconds": time.perf_counter() - started,
-        }
+        row = {"episode": done, **evaluate(run.agent(), rules, eval_opponents, eval_games, seed + done),
+               "train_win_rate": wins / decided if decided else float("nan"), "epsilon": epsilon, "alpha": alpha,
+               "states_known": table.n_known, "seconds": time.perf_counter() - started}
         wins = losses = 0
         run.curve.append(row)
         return row
@@ -150,14 +160,7 @@ def train(
     done = 0
     while done < episodes:
         size = min(hp.batch, episodes - done)
-        opponent_of_game = drawn.draw(size, rng)
-        learner_first = rng.random(size) < 0.5
-        starts, exploring = _starts(space, size, hp.explore_starts, rng)
-        outcome = play_batch(
-            table, rules, hp.rewards, starts, exploring, drawn.fixed, opponent_of_game, learner_first, epsilon, rng,
-            lambda t: learner.observe(t, alpha),
-        )
-        learner.finish(alpha)
+        outcome = _learn_batch(learner, table, rules, hp, drawn, size, epsilon, alpha, rng)
         done += size
         wins += outcome.wins
         losses += outcome.losses
