@@ -183,7 +183,8 @@ class Run:
 
     def populations(self) -> pd.DataFrame:
         """Every generation's population: `population(g)` for all g, in one frame
-        (`groupby("generation")` gives what generations.parquet summarises)."""
+        (`groupby("generation")` gives what generations.parquet summarises; island runs
+        have each member's `island`, so `groupby(["generation", "island"])` gives each island's)."""
         ranks = self._membership()
         scored = self.individuals()
         if ranks.empty or scored.empty:
