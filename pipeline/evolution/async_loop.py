@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .loop import Hook, Recording
+from .loop import Hook, Loop, Recording
 from .members import Member
 from .scoring import Scorer
 from .state import State
@@ -38,15 +38,10 @@ def batch_rng(seed: int, batch: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, batch, _BATCH_STREAM]))
 
 
-class AsyncLoop:
+class AsyncLoop(Loop):
     def __init__(self, algorithm: Any, scorer: Scorer, tracker: Tracker, recorder: Recording, seed: int,
                  hooks: list[Hook] | None = None) -> None:
-        self.algorithm = algorithm
-        self.scorer = scorer
-        self.tracker = tracker
-        self.recorder = recorder
-        self.seed = seed
-        self.hooks = list(hooks or [])
+        super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         self.settings = algorithm.settings  # population size and offspring
         workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
         self.in_flight = max(1, IN_FLIGHT_PER_WORKER * workers)
@@ -94,9 +89,7 @@ class AsyncLoop:
         state = self.tracker.update(replace(state, generation=state.generation + 1), generation)
         state = self.recorder.record(state, generation, self._failures, self._started)
         self._started, self._failures = time.perf_counter(), 0
-        for hook in self.hooks:
-            if hook(dict(state.rows[-1])) is True:
-                self.tracker.stop_requested = True
+        self.announce(state)
         return state, [], self.tracker.stop_reason(state)
 
     def _learn(self, members: list[Member]) -> None:

@@ -52,7 +52,11 @@ class Loop:
         failures = self.scorer.score(generation, batch)
         state = self.tracker.update(self.algorithm.tell(state, batch), batch)
         state = self.recorder.record(state, batch, failures, started)
+        self.announce(state)
+        return state
+
+    def announce(self, state: State) -> None:
+        """Hooks hear the generation's row; any that answers True stops the run after it."""
         for hook in self.hooks:
             if hook(dict(state.rows[-1])) is True:
                 self.tracker.stop_requested = True
-        return state
