@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_errors import SpecError, explain
+from .spec_islands import Islands, check_islands
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
@@ -67,18 +68,6 @@ def _builtin_or_plugin(value: str, builtin: tuple[str, ...], role: str) -> str:
     installed = entry_point_names(role)
     more = f"; installed: {', '.join(installed)}" if installed else ""
     raise ValueError(f"must be one of {', '.join(map(repr, builtin))} or your own 'module:Name'{more}")
-
-
-class Islands(_Strict):
-    """The island model: `count` populations of `population.size` evolve apart; every `interval`
-    generations each sends copies of its best `migrants` along the topology, where they replace
-    the worst (the best of an island always stays)."""
-
-    count: int = Field(ge=1, le=1024, description="islands, each of population.size (offspring per island too)")
-    interval: int = Field(5, ge=1, le=1_000_000, description="generations between migrations")
-    migrants: int = Field(1, ge=0, le=100_000, description="best members each island sends per migration")
-    topology: Literal["ring", "random", "full"] = Field(
-        "ring", description="ring: to the next island; random: to one other island drawn per migration; full: to all")
 
 
 class Genome(_Strict):
@@ -242,7 +231,7 @@ class RunSpec(_Strict):
                 f"genome.kind: a user-defined problem takes a user-defined genome kind ('module:Kind'), and a "
                 f"built-in problem one of {', '.join(BUILTIN_KINDS)} (got problem {self.problem!r}, "
                 f"kind {self.genome.kind!r})")
-        _check_islands(self)
+        check_islands(self)
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
@@ -295,21 +284,6 @@ class RunSpec(_Strict):
         if content["islands"] is None:
             del content["islands"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
-
-
-ISLAND_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")
-
-
-def _check_islands(spec: RunSpec) -> None:
-    islands = spec.islands
-    if islands is None:
-        return
-    if spec.population.algorithm not in ISLAND_ALGORITHMS:
-        raise ValueError(f"islands: the island model runs the generational algorithms "
-                         f"({', '.join(ISLAND_ALGORITHMS)}), not population.algorithm = {spec.population.algorithm!r}")
-    if islands.migrants >= spec.population.size:
-        raise ValueError(f"islands.migrants: must be < population.size = {spec.population.size}, as each island "
-                         f"keeps its best (got {islands.migrants})")
 
 
 def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False) -> RunSpec:

@@ -173,7 +173,11 @@ class DispatchedEvaluator(Evaluator):
         self._running: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
 
     def size(self, n: int) -> int:
-        """Genomes per chunk: every island's batch in flight fills `LANES` lanes per actor."""
+        """Genomes per chunk: every island's batch in flight fills `LANES` lanes per actor.
+        Measured (8 islands of 128, t = 20 ms, lognormal jitter, 4 nodes on a 2-core machine):
+        at W = 32, two per actor (16 genomes) 0.79-0.82, four 0.80-0.86, one 0.68;
+        at W = 64, where 64 actors and the evolution saturate the 2 cores, fewer and bigger
+        chunks did better (0.43 against 0.31-0.41): `execution.chunk_size` sets it."""
         if self.chunk_size is not None:
             return self.chunk_size
         return max(1, min(MAX_AUTO_CHUNK, math.ceil(n * self.islands / (LANES * max(self.workers, 1)))))

@@ -253,3 +253,27 @@ def test_islands_lost_mid_run_start_again_from_the_last_recorded_generation(tmp_
     monkeypatch.setattr(island_loop.InProcessIslands, "results", flaky)
     restarted = _run(tmp_path, SETCOVER, "restarted")
     assert len(calls) > 4 and run_digests(restarted.path) == run_digests(whole.path)
+
+
+@pytest.mark.timeout(300)
+def test_a_runner_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, ray_session, monkeypatch):
+    from pipeline.evaluation import island_runner
+
+    text = SAMPLED.replace("generations = 7", "generations = 5")
+    expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
+    real, calls = island_runner.RayIslands.results, []
+
+    def killing(self, timeout):  # island 1's runner dies while it has epochs to run
+        calls.append(timeout)
+        if len(calls) == 2:
+            ray_session.kill(self.runners[1])
+        return real(self, timeout)
+
+    from pipeline.evolution import island_loop
+
+    begun, begin = [], island_loop.IslandLoop._begin
+    monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
+    monkeypatch.setattr(island_runner.RayIslands, "results", killing)
+    run = _run(tmp_path, text, "killed", workers=2)
+    assert len(begun) == 2  # the islands started again once, from the last recorded generation
+    assert run_digests(run.path) == expected
