@@ -7,7 +7,7 @@ judged by the exact solver on its board and on unseen boards with the same
 k and rule: the share of winning positions where it plays a winning move.
 Success means 100% on every board.
 
-    python benchmarks/bench_gp.py [--seeds 1 2 ... 10] [--speed-only]
+    python benchmarks/bench_gp.py [--seeds 1 2 ... 10] [--play-only]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from fitness.nim import Rules, agent, play
+from fitness.nim.agents.base import CodedPolicy
 from fitness.nim.agents.expression import ExpressionAgent
 from fitness.nim.exact import optimal_move_rates
 from fitness.nim.space import StateSpace
@@ -38,27 +39,63 @@ def optimal_move_rate(best: Path, rules: Rules) -> float:
     return float(optimal_move_rates([player.distribution(StateSpace.of(rules.rows))], rules)[0])
 
 
-def play_speed() -> None:
-    """Games/s against random on the 5-row board for a fresh expression agent:
-    compiling and tabulating it over the board included (pin to one core with taskset)."""
-    rules = Rules.standard(5)
+def play_speed(repeats: int = 3) -> None:
+    """Games/s of a fresh expression agent (and a fresh opponent) end to end: building both
+    agents' tables included, as `evo match` measures it; best of `repeats` runs (pin to one
+    core with taskset). 7 rows (645,120 positions) are looked up as games reach them.
+    Wall-clock and CPU-time rates both: on a shared machine the CPU rate is the steadier."""
     rule = "eq(xor_all(vmod(rows, add(k, 1))), 0)"  # the normal-play rule, written in primitives
-    for games in (10_000, 100_000, 1_000_000):
-        started = time.perf_counter()
-        result = play(ExpressionAgent("rule", rules, rule), agent("random", rules), rules, games, seed=1)
-        print(f"- {games:,} games: {games / (time.perf_counter() - started):,.0f} games/s "
-              f"(won {result.win_rate_a:.2%})", flush=True)
+    for rows in (5, 7):
+        rules = Rules.standard(rows)
+        for opponent in ("expert", "random"):
+            for games in (10_000, 100_000, 1_000_000):
+                wall = cpu = float("inf")
+                for _ in range(repeats):
+                    player, other = ExpressionAgent("rule", rules, rule), agent(opponent, rules)
+                    started, used = time.perf_counter(), time.process_time()
+                    result = play(player, other, rules, games, seed=1)
+                    wall = min(wall, time.perf_counter() - started)
+                    cpu = min(cpu, time.process_time() - used)
+                print(f"- {rows} rows, against {opponent}, {games:,} games: {games / wall:,.0f} games/s wall, "
+                      f"{games / cpu:,.0f} per CPU second (won {result.win_rate_a:.2%})", flush=True)
+
+
+class WholeBoard(ExpressionAgent):
+    """The reference: tabulated over every position of the board before the first game, as
+    every deterministic agent was before issue 18 (645,120 positions on 7 rows)."""
+
+    def _build_coded(self, space):
+        return CodedPolicy.tabulate(self, space)
+
+
+def whole_board_reference(games: int = 10_000) -> None:
+    """The same match on 7 rows with the whole board tabulated first: the ratio to the lazy tables."""
+    rules, rule = Rules.standard(7), "eq(xor_all(vmod(rows, add(k, 1))), 0)"
+    seconds = {}
+    for label, cls in (("whole board", WholeBoard), ("lazy", ExpressionAgent)):
+        seconds[label] = min(_timed(lambda: play(cls("rule", rules, rule), agent("expert", rules), rules, games, 1))
+                             for _ in range(3))
+    print(f"- 7 rows, against expert, {games:,} games, whole board tabulated first: "
+          f"{games / seconds['whole board']:,.0f} games/s; lazily: {games / seconds['lazy']:,.0f} games/s "
+          f"({seconds['whole board'] / seconds['lazy']:.0f}x)", flush=True)
+
+
+def _timed(work) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 11)))
     parser.add_argument("--specs", nargs="+", default=list(CASES))
-    parser.add_argument("--speed-only", action="store_true", help="only the games/s figures")
+    parser.add_argument("--play-only", action="store_true", help="only the games/s figures (no evolution)")
     args = parser.parse_args()
-    print("Expression agent against random, 5 rows, end to end:")
+    print("Expression agent, end to end (tables built in the timing):")
     play_speed()
-    if args.speed_only:
+    whole_board_reference()
+    if args.play_only:
         return
     for spec in args.specs:
         boards = CASES[spec]

@@ -171,7 +171,8 @@ class WeightedCoverOperators:
         """Beasley and Chu's child: fusion of ``a`` and ``b``, adaptive mutation, repair."""
         child = fuse(a, b, self.cost(a), self.cost(b), rng)
         flips = adaptive_flips(int(np.count_nonzero(a != b)), **self.schedule)
-        return self._mutated(child, flips, rng)
+        mutant = flip_among(child, self.allowed | child, flips, rng)
+        return self.repair(mutant, avoid=child & ~mutant)
 
     def recombine(self, a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Optimal recombination: the cheapest cover within ``a | b`` plus adaptively many allowed lists.
@@ -187,8 +188,5 @@ class WeightedCoverOperators:
         return self.repair(pool) if found is None else found  # None: unrepaired parents that cover too little
 
     def mutate(self, genome: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return self._mutated(genome, adaptive_flips(0, **self.schedule), rng)
-
-    def _mutated(self, genome: np.ndarray, flips: int, rng: np.random.Generator) -> np.ndarray:
-        child = flip_among(genome, self.allowed | genome, flips, rng)
-        return self.repair(child, avoid=genome & ~child)
+        """The most flips of the schedule among the allowed (and chosen) lists; unrepaired, as every kind's mutant."""
+        return flip_among(genome, self.allowed | genome, adaptive_flips(0, **self.schedule), rng)

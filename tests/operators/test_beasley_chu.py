@@ -103,7 +103,9 @@ def test_the_operators_bound_to_an_instance_make_covers_from_useful_lists():
     population = ops.init(30, rng)
     assert len(population) == 30 and len({p.tobytes() for p in population}) == 30
     children = [ops.crossover(population[i], population[i + 1], rng) for i in range(10)]
-    children += [ops.mutate(population[i], rng) for i in range(10)]
+    mutants = [(population[i], ops.mutate(population[i], rng)) for i in range(10)]
+    assert all(np.count_nonzero(parent != mutant) == 10 for parent, mutant in mutants)  # flips = 10 by default
+    children += [ops.repair(mutant, avoid=parent & ~mutant) for parent, mutant in mutants]
     for genome in population + children:
         assert covers_all(instance, genome) and redundant(instance, genome) == []
         assert not (genome & ~ops.allowed).any()

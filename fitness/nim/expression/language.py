@@ -38,6 +38,9 @@ UNBOUNDED_K = 1 << 20  # the terminal `k` without a bound: larger than any row, 
 
 
 def _safe_mod(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if (a >= 0).all() and (a < b).all():  # the usual case, rows mod k + 1: a itself, without dividing
+        return np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
     return np.where(b == 0, 0, np.mod(a, np.where(b == 0, 1, b)))
 
 
