@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -42,20 +43,7 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
     holders = [np.flatnonzero(column).tolist() for column in instance.incidence.T]
     goal = sum(1 << int(e) for e in np.flatnonzero(instance.coverable))
     costs = instance.list_costs.tolist()
-
-    width = (instance.N + 7) // 8
-
-    def heuristic(covered: int) -> int:
-        bits = np.frombuffer((goal & ~covered).to_bytes(width, "little"), dtype=np.uint8)
-        uncovered = np.unpackbits(bits, bitorder="little", count=instance.N).astype(bool)
-        if not uncovered.any():
-            return 0
-        hits = instance.incidence[:, uncovered]
-        gain = hits.sum(axis=1)
-        price = np.divide(instance.list_costs, gain, out=np.full(gain.shape, np.inf), where=gain > 0)
-        per_element = np.where(hits, price[:, None], np.inf).min(axis=0)
-        return math.ceil(per_element.sum() - 1e-9)
-
+    heuristic = _price_heuristic(instance, goal)
     deadline = time.monotonic() + time_limit
     nodes = 0
 
@@ -92,6 +80,24 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
                 tie += 1
                 heapq.heappush(frontier, (child_cost + heuristic(child), -child_cost, tie, child))
     raise AssertionError("unreachable: the goal is a union of lists")
+
+
+def _price_heuristic(instance: Instance, goal: int) -> Callable[[int], int]:
+    """The admissible bound of a state (a bitmask of covered elements): each uncovered element at its cheapest price."""
+    width = (instance.N + 7) // 8
+
+    def heuristic(covered: int) -> int:
+        bits = np.frombuffer((goal & ~covered).to_bytes(width, "little"), dtype=np.uint8)
+        uncovered = np.unpackbits(bits, bitorder="little", count=instance.N).astype(bool)
+        if not uncovered.any():
+            return 0
+        hits = instance.incidence[:, uncovered]
+        gain = hits.sum(axis=1)
+        price = np.divide(instance.list_costs, gain, out=np.full(gain.shape, np.inf), where=gain > 0)
+        per_element = np.where(hits, price[:, None], np.inf).min(axis=0)
+        return math.ceil(per_element.sum() - 1e-9)
+
+    return heuristic
 
 
 def _path(parent: dict[int, tuple[int, int]], covered: int) -> list[int]:
