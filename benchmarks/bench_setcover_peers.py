@@ -7,7 +7,8 @@
 Weighted instances are made with Beasley's recipe (``fitness.setcover.beasley``)
 and written as OR-Library files, which the GA reads through
 ``runs/setcover-scp.toml --set setcover.instance=FILE`` exactly as a user
-would; course instances run ``runs/setcover-1000.toml --set setcover.N=...``.
+would; course instances run ``runs/setcover-1000.toml --set setcover.N=...``
+with ``--course-set`` (by default 1,500 generations instead of the spec's 500).
 Each GA is a fresh ``evo run ... --workers 0`` process (one core); its CPU
 time is the child process's user + system time, start-up included.  CFT runs
 in this process (one thread) with ``--cft-limit`` seconds; HiGHS solves the
@@ -112,9 +113,9 @@ def weighted_cases(classes: list[str], seeds: list[int], folder: Path) -> list[t
     return cases
 
 
-def course_cases(sizes: list[int], seeds: list[int]) -> list[tuple[str, Instance, str, list[str]]]:
+def course_cases(sizes: list[int], seeds: list[int], extra: list[str]) -> list[tuple[str, Instance, str, list[str]]]:
     return [(f"course N={N} seed {seed}", Instance.from_problem(N, seed), "runs/setcover-1000.toml",
-             [f"setcover.N={N}", f"setcover.instance_seed={seed}"]) for N in sizes for seed in seeds]
+             [f"setcover.N={N}", f"setcover.instance_seed={seed}", *extra]) for N in sizes for seed in seeds]
 
 
 def main() -> None:
@@ -125,6 +126,8 @@ def main() -> None:
     parser.add_argument("--course-seeds", nargs="*", type=int, default=[42, 1, 2])
     parser.add_argument("--ga-seeds", nargs="+", type=int, default=[1, 2, 3], help="GA seeds per weighted instance")
     parser.add_argument("--course-ga-seeds", nargs="+", type=int, default=[1], help="GA seeds per course instance")
+    parser.add_argument("--course-set", nargs="*", default=["generations=1500"], metavar="KEY=VALUE",
+                        help="--set settings of the course spec's GA runs (default: 1,500 generations, not 500)")
     parser.add_argument("--cft-limit", type=float, default=60.0)
     parser.add_argument("--highs-limit", type=float, default=300.0, help="seconds for HiGHS on weighted instances")
     parser.add_argument("--course-highs-limit", type=float, default=60.0,
@@ -138,7 +141,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for label, instance, spec, settings in (weighted_cases(args.classes, args.seeds, folder)
-                                                + course_cases(args.course, args.course_seeds)):
+                                                + course_cases(args.course, args.course_seeds, args.course_set)):
             seeds = args.course_ga_seeds if label.startswith("course") else args.ga_seeds
             ga = {seed: run_ga(spec, settings, seed, folder / "run") for seed in seeds}
             cft = run_cft(instance, args.cft_limit)
