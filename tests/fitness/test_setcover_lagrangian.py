@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fitness.setcover import Instance, beasley_class
+from fitness.setcover.highs import solve_exactly
 from fitness.setcover.lagrangian import dive, lagrangian_greedy, relax
 from fitness.setcover.subcover import cheapest_subcover
 from tests.strategies import any_set_cover_instances
@@ -121,23 +122,17 @@ def test_the_dives_beat_the_first_ascent_on_a_class_c_instance():
 
 def test_the_shipped_instance_has_the_optimum_its_spec_claims():
     """HiGHS, an exact MIP solver, as the oracle: runs/setcover-scp.txt's optimum is 540."""
-    highspy = pytest.importorskip("highspy")
+    pytest.importorskip("highspy")
     instance = Instance.load(Path(__file__).resolve().parents[2] / "runs" / "setcover-scp.txt")
-    assert solve_exactly(highspy, instance) == 540
+    exact = solve_exactly(instance)
+    assert exact.proven and exact.cost == 540 and is_cover(instance, exact.cover)
     dived = dive(instance)
     assert dived.bound <= 540 <= dived.upper
 
 
-def solve_exactly(highspy, instance):
-    """min c x subject to every element covered, x binary: the proven optimum's cost."""
-    highs = highspy.Highs()
-    highs.setOptionValue("output_flag", False)
-    for j, cost in enumerate(instance.costs):
-        highs.addVar(0.0, 1.0)
-        highs.changeColCost(j, float(cost))
-        highs.changeColIntegrality(j, highspy.HighsVarType.kInteger)
-    for holders in instance.holders:
-        highs.addRow(1.0, highspy.kHighsInf, len(holders), holders.astype(np.int32), np.ones(len(holders)))
-    highs.run()
-    assert highs.modelStatusToString(highs.getModelStatus()) == "Optimal"
-    return round(highs.getInfo().objective_function_value)
+@settings(max_examples=30, deadline=None)
+@given(any_set_cover_instances(max_n=9, max_lists=9))
+def test_highs_agrees_with_brute_force(instance):
+    pytest.importorskip("highspy")
+    exact = solve_exactly(instance)
+    assert exact.proven and exact.cost == cheapest(instance, range(instance.n_lists)) and is_cover(instance, exact.cover)
