@@ -16,8 +16,8 @@ explicit ``numpy.random.Generator`` and returning a new array:
   made redundant are dropped, dearest first.
 
 All three take an ``allowed`` mask: the lists that can lie in a cover cheaper
-than the best one known (``fitness.setcover.lagrangian.Relaxation.useful``);
-the search never draws a list outside it.
+than the best one known (``fitness.setcover.lagrangian.Relaxation.useful``,
+after the Lagrangian dives); the search never draws a list outside it.
 """
 
 from __future__ import annotations
@@ -114,10 +114,12 @@ def _cheapest_holder(instance: Instance, element: int, uncovered: np.ndarray, ra
 class WeightedCoverOperators:
     """The operators above bound to one instance and, if ``lagrangian``, its Lagrangian dives (computed once, cached).
 
-    ``init`` starts from the distinct covers the ascent met, cheapest first,
-    then covers repaired from random halves of the allowed lists; ``crossover``
-    is Beasley and Chu's child (fusion, then adaptive mutation, then repair);
-    ``mutate`` flips ``flips`` allowed bits of one parent, then repairs.
+    ``init`` starts from the distinct covers the ascent and the dives met,
+    cheapest first, then covers repaired from random halves of the allowed
+    lists; ``crossover`` is Beasley and Chu's child (fusion, then adaptive
+    mutation, then repair); ``mutate`` flips ``flips`` allowed bits of one
+    parent (the kind repairs mutants).  Without ``lagrangian`` every list is
+    allowed and there is no ``init``.
     ``repair``: ``"rows"`` (``repair_rows`` within the allowed lists),
     ``"ratio"`` (``operators.bitstring.repair``, the course's), or None (children
     stay unrepaired).  A mutation's dropped lists are taken back only as a
