@@ -30,7 +30,7 @@ from .tracking import Tracker
 
 __all__ = ["AsyncLoop"]
 
-BATCH_SECONDS = 0.05  # evaluation time a batch aims at, at least ...
+BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83-0.93 of 1-8 workers busy, 0.2 0.93-0.97) ...
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
 IN_FLIGHT_PER_WORKER = 2
