@@ -16,6 +16,7 @@ CASES: dict[str, tuple[str, dict]] = {
     "nim-gp": ("runs/nim-gp.toml", {"generations": 3}),
     "nim-gp-misere-k3": ("runs/nim-gp-misere-k3.toml", {"generations": 2}),
     "setcover-1000": ("runs/setcover-1000.toml", {"generations": 4}),
+    "setcover-scp": ("runs/setcover-scp.toml", {"generations": 4}),
     "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),
     "nim-vs-my-agent": ("examples/nim-agent/nim-vs-my-agent.toml", {"generations": 4}),
     # variants
