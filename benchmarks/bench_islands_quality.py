@@ -21,6 +21,9 @@ resumes where it was (runs already there are skipped):
     nice -n 19 .venv/bin/python benchmarks/bench_islands_quality.py --jobs 2 \\
         --problems gp setcover --arms one 4x-i5-m2 --seeds 1 2 3 4 5 6 7 8 9 10
     .venv/bin/python benchmarks/bench_islands_quality.py --report   # the tables only
+
+An arm is `one` or COUNTx-iINTERVAL-mMIGRANTS[-random|-full]. The figures
+and what they say: benchmarks/README.md, "Islands and quality".
 """
 
 from __future__ import annotations
@@ -148,19 +151,24 @@ def run_all(tasks: list[tuple[str, str, int, int | None]], jobs: int, path: Path
             print(json.dumps(result), flush=True)
 
 
+def _num(value: float) -> str:
+    """Counts with thousands separators, rates and costs with 4 significant digits."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
 def _median(values: list[float]) -> str:
-    return f"{statistics.median(values):,.4g}" if values else "-"
+    return _num(statistics.median(values)) if values else "-"
 
 
 def _max(values: list[float]) -> str:
-    return f"{max(values):,.4g}" if values else "-"
+    return _num(max(values)) if values else "-"
 
 
 def table(name: str, results: list[dict[str, Any]], arms: list[str]) -> str:
     """One markdown table: a row per arm, over the seeds it ran."""
     problem = PROBLEMS[name]
-    lines = ["| arm | seeds | reach target | best (median; range) | generations to target (median; max) | "
-             "evaluations to target (median; max) | wall s (median) | CPU s (median; total) |",
+    lines = [("| arm | seeds | reach target | best (median; range) | generations to target (median; max) | "
+              "evaluations to target (median; max) | wall s (median) | CPU s (median; total) |"),
              "|---|---|---|---|---|---|---|---|"]
     for arm in arms:
         rows = sorted((r for r in results if r["problem"] == name and r["arm"] == arm), key=lambda r: r["seed"])
@@ -170,7 +178,8 @@ def table(name: str, results: list[dict[str, Any]], arms: list[str]) -> str:
         bests = [r["best"] for r in rows]
         cpu = [r["cpu_seconds"] for r in rows]
         lines.append(
-            f"| {arm} | {len(rows)} | {len(hits)}/{len(rows)} | {_median(bests)}; {min(bests):,.4g}-{max(bests):,.4g} | "
+            f"| {arm} | {len(rows)} | {len(hits)}/{len(rows)} | "
+            f"{_median(bests)}; {min(bests):,.4g}-{max(bests):,.4g} | "
             f"{_median([r['target_generation'] for r in hits])}; {_max([r['target_generation'] for r in hits])} | "
             f"{_median([r['target_evaluations'] for r in hits])}; {_max([r['target_evaluations'] for r in hits])} | "
             f"{_median([r['wall_seconds'] for r in rows])} | {_median(cpu)}; {sum(cpu):,.0f} |")
