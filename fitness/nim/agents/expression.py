@@ -14,27 +14,18 @@ from typing import Any
 import numpy as np
 
 # This module is imported at the end of the package's __init__.
-from ..expression import Context, compile_expression, parse, to_string
-from ..expression.language import UNBOUNDED_K
+from ..expression import parse, to_string
+from ..expression.board import best_per_segment, board_moves, candidate_moves, context_of
+from ..expression.language import compile_expression
 from ..genomes import register_decoder
 from ..rules import Rules
-from .base import Agent, Moves
+from ..space import StateSpace
+from .base import Agent, CodedPolicy, Moves
 
 __all__ = ["ExpressionAgent", "candidate_moves"]
 
 # Positions scored per block: bounds the candidate arrays on large boards.
 _BLOCK = 1 << 14
-
-
-def candidate_moves(positions: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every legal move of every position, in (position, row, take) order:
-    which position each belongs to, its row and its take."""
-    p = np.asarray(positions, dtype=np.int64)
-    limit = p if k is None else np.minimum(p, k)
-    max_take = int(limit.max()) if limit.size else 0
-    legal = np.arange(1, max_take + 1)[None, None, :] <= limit[:, :, None]
-    owner, row, take_index = np.nonzero(legal)
-    return owner, row, take_index + 1
 
 
 class ExpressionAgent(Agent):
@@ -47,32 +38,25 @@ class ExpressionAgent(Agent):
         self.tree = parse(expression)
         self.expression = to_string(self.tree)
         self._score = compile_expression(self.tree)
-        self._k = UNBOUNDED_K if rules.k is None else rules.k
-
-    def scores(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(owner, row, take, score) of every candidate move of `positions`."""
-        owner, row, take = candidate_moves(positions, self.rules.k)
-        after = positions[owner].copy()
-        before = after[np.arange(len(owner)), row]
-        after[np.arange(len(owner)), row] = before - take
-        score = self._score(Context(after, take, before, self._k))
-        return owner, row, take, np.broadcast_to(score, owner.shape)
 
     def act(self, positions: np.ndarray, rng: np.random.Generator | None) -> Moves:
         p = np.asarray(positions, dtype=np.int64)
         rows = np.zeros(len(p), dtype=np.int64)
         takes = np.zeros(len(p), dtype=np.int64)
         for lo in range(0, len(p), _BLOCK):
-            block = p[lo:lo + _BLOCK]
-            owner, row, take, score = self.scores(block)
-            # Best score first, then the earliest candidate (lowest row, smallest take).
-            order = np.lexsort((np.arange(len(owner)), ~score, owner))  # ~x: descending, no overflow
-            first = np.ones(len(order), dtype=bool)
-            first[1:] = owner[order][1:] != owner[order][:-1]
-            chosen = order[first]
-            rows[lo:lo + len(block)] = row[chosen]
-            takes[lo:lo + len(block)] = take[chosen]
+            ctx, row, take, starts = context_of(p[lo:lo + _BLOCK], self.rules.k)
+            chosen = best_per_segment(np.broadcast_to(self._score(ctx), take.shape), starts)
+            rows[lo:lo + len(starts)] = row[chosen]
+            takes[lo:lo + len(starts)] = take[chosen]
         return rows, takes
+
+    def _build_coded(self, space: StateSpace) -> CodedPolicy | None:
+        """The whole board's moves from its shared candidates (and subexpression values)."""
+        shared = board_moves(space.board, self.rules.k)
+        if shared is None:
+            return super()._build_coded(space)
+        rows, takes = shared.moves(self.tree)
+        return CodedPolicy.from_moves(space, rows, takes)
 
 
 def _decode_expression(genome: Any, config: dict, rules: Rules, name: str) -> Agent:

@@ -28,6 +28,7 @@ __all__ = [
     "TERMINALS",
     "UNBOUNDED_K",
     "compile_expression",
+    "evaluate_node",
     "interpret",
     "parse",
     "to_string",
@@ -175,17 +176,24 @@ class Context:
 
 def compile_expression(node: Node) -> Callable[[Context], np.ndarray]:
     """A function scoring every candidate of a context at once (one numpy op per node)."""
+    return lambda ctx: evaluate_node(node, ctx)
+
+
+def evaluate_node(node: Node, ctx: Context, recall: Callable[[Node], np.ndarray | None] | None = None,
+                  remember: Callable[[Node, np.ndarray], None] | None = None) -> np.ndarray:
+    """The value of `node` over every candidate of `ctx`; `recall`/`remember` let a caller
+    keep subexpression values across expressions scored on the same context."""
     if not node.children:
-        return lambda ctx: ctx.terminal(node.name)
-    fn = PRIMITIVES[node.name][2]
-    parts = [compile_expression(c) for c in node.children]
-    if len(parts) == 1:
-        (a,) = parts
-        return lambda ctx: np.asarray(fn(a(ctx)), dtype=np.int64)
-    if len(parts) == 2:
-        a, b = parts
-        return lambda ctx: np.asarray(fn(a(ctx), b(ctx)), dtype=np.int64)
-    return lambda ctx: np.asarray(fn(*(p(ctx) for p in parts)), dtype=np.int64)
+        return ctx.terminal(node.name)
+    if recall is not None:
+        known = recall(node)
+        if known is not None:
+            return known
+    args = [evaluate_node(c, ctx, recall, remember) for c in node.children]
+    value = np.asarray(PRIMITIVES[node.name][2](*args), dtype=np.int64)
+    if remember is not None:
+        remember(node, value)
+    return value
 
 
 # --- the plain reference: one candidate, Python integers wrapped to 64 bits ---

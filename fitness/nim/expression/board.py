@@ -1,0 +1,108 @@
+"""Every candidate move of a whole board, laid out once and shared by all expressions.
+
+Scoring an expression over a board used to rebuild the candidate moves, the
+positions after them and an argsort for every genome; none of that depends
+on the genome. `BoardMoves` builds it once per (board, k) and keeps, per
+board, the values of subexpressions already computed (GP populations share
+many subtrees), so scoring a genome costs one numpy op per *new* node and a
+linear pass for the best move per position.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import lru_cache
+
+import numpy as np
+
+from .language import Context, Node, UNBOUNDED_K, evaluate_node
+
+__all__ = ["BoardMoves", "best_per_segment", "candidate_moves"]
+
+# Boards whose candidate arrays (moves x rows) exceed this many entries are
+# scored block by block instead (the standard 6-row board has ~5 million).
+_MAX_ENTRIES = 1 << 23
+# Bytes of subexpression values kept per board (least recently used go first).
+_MEMO_BYTES = 192 << 20
+
+
+def candidate_moves(positions: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal move of every position, in (position, row, take) order:
+    which position each belongs to, its row and its take."""
+    p = np.asarray(positions, dtype=np.int64)
+    limit = p if k is None else np.minimum(p, k)
+    max_take = int(limit.max()) if limit.size else 0
+    legal = np.arange(1, max_take + 1)[None, None, :] <= limit[:, :, None]
+    owner, row, take_index = np.nonzero(legal)
+    return owner, row, take_index + 1
+
+
+def best_per_segment(score: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Index of the first highest score in each segment `starts[i]:starts[i+1]` (none empty).
+
+    Candidates are in (row, take) order within a position, so this is the
+    best move with ties to the lowest row, then the smallest take."""
+    best = np.maximum.reduceat(score, starts)
+    counts = np.diff(np.append(starts, len(score)))
+    index = np.arange(len(score))
+    return np.minimum.reduceat(np.where(score == np.repeat(best, counts), index, len(score)), starts)
+
+
+def context_of(positions: np.ndarray, k: int | None) -> tuple[Context, np.ndarray, np.ndarray, np.ndarray]:
+    """The candidates of `positions` as an expression context, with each one's row, take
+    and where each position's candidates start."""
+    owner, row, take = candidate_moves(positions, k)
+    after = positions[owner]  # a copy: fancy indexing
+    before = after[np.arange(len(owner)), row]
+    after[np.arange(len(owner)), row] = before - take
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else np.zeros(0, np.int64)
+    return Context(after, take, before, UNBOUNDED_K if k is None else k), row, take, starts
+
+
+class BoardMoves:
+    """The candidates of every non-empty position of a board (in code order), built once."""
+
+    def __init__(self, positions: np.ndarray, k: int | None) -> None:
+        self.context, self.row, self.take, self.starts = context_of(positions, k)
+        self._memo: OrderedDict[Node, np.ndarray] = OrderedDict()
+        self._bytes = 0
+
+    @staticmethod
+    def fits(positions: np.ndarray, k: int | None) -> bool:
+        """Whether a board's candidate arrays are small enough to keep whole."""
+        p = np.asarray(positions, dtype=np.int64)
+        moves = int((p if k is None else np.minimum(p, k)).sum())
+        return moves * max(p.shape[1], 1) <= _MAX_ENTRIES
+
+    def moves(self, tree: Node) -> tuple[np.ndarray, np.ndarray]:
+        """(row, take) of the best-scoring move from every position."""
+        score = np.broadcast_to(evaluate_node(tree, self.context, self._recall, self._remember), self.take.shape)
+        chosen = best_per_segment(score, self.starts)
+        return self.row[chosen], self.take[chosen]
+
+    def _recall(self, node: Node) -> np.ndarray | None:
+        value = self._memo.get(node)
+        if value is not None:
+            self._memo.move_to_end(node)
+        return value
+
+    def _remember(self, node: Node, value: np.ndarray) -> None:
+        if node in self._memo or value.nbytes > _MEMO_BYTES // 8:
+            return
+        self._memo[node] = value
+        self._bytes += value.nbytes
+        while self._bytes > _MEMO_BYTES:
+            _, old = self._memo.popitem(last=False)
+            self._bytes -= old.nbytes
+
+
+@lru_cache(maxsize=16)
+def board_moves(board: tuple[int, ...], k: int | None) -> BoardMoves | None:
+    """The shared candidates of a board's whole state space, or None when too large."""
+    from ..space import StateSpace
+
+    space = StateSpace.of(board)
+    if space is None:
+        return None
+    positions = space.all_positions()[1:]  # code 0 is the empty board: no move
+    return BoardMoves(positions, k) if BoardMoves.fits(positions, k) else None
