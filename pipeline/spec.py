@@ -76,11 +76,22 @@ class Genome(_Strict):
     # bitstring: how the first population is made
     init: Literal["sparse", "greedy"] = "greedy"
     density: float = Field(0.02, gt=0.0, lt=1.0)
+    # expression: the named primitive set the search builds from (fitness.nim.expression.languages)
+    primitives: str = "v1"
 
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, value: str) -> str:
         return _builtin_or_plugin(value, BUILTIN_KINDS, "kind")
+
+    @field_validator("primitives")
+    @classmethod
+    def _known_primitives(cls, value: str) -> str:
+        from fitness.nim.expression.languages import LANGUAGES
+
+        if value not in LANGUAGES:
+            raise ValueError(f"must be one of {', '.join(map(repr, LANGUAGES))}")
+        return value
 
 
 class Operators(_Strict):
@@ -103,6 +114,8 @@ class Nim(_Strict):
     standard: int | None = Field(None, ge=1, le=64)
     k: int | None = Field(None, ge=1)
     misere: bool = False
+    # expression genomes: extra boards (same k and rule) every genome is also scored on, exactly
+    boards: list[list[int]] | None = None
     # games per opponent, or "exact" (win probability computed, not sampled)
     opponents: dict[str, int | Literal["exact"]] = Field(
         default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
@@ -242,7 +255,7 @@ class RunSpec(_Strict):
                 genome["agent"] = self.genome.agent
             elif self.genome.kind == "table":
                 genome.update(columns=list(self.genome.columns), feature=self.genome.feature)
-            return {
+            task = {
                 "problem": "nim",
                 "rows": list(self.nim.board()),
                 "k": self.nim.k,
@@ -250,6 +263,9 @@ class RunSpec(_Strict):
                 "genome": genome,
                 "opponents": dict(self.nim.opponents),
             }
+            if self.nim.boards is not None:
+                task["boards"] = [list(b) for b in self.nim.boards]
+            return task
         assert self.setcover is not None
         if self.setcover.instance:
             return {"problem": "setcover", "instance": self.setcover.instance}
@@ -264,12 +280,16 @@ class RunSpec(_Strict):
             del content["problem_options"]
         if not content["genome"]["options"]:
             del content["genome"]["options"]
+        if content["nim"] is not None and content["nim"]["boards"] is None:
+            del content["nim"]["boards"]
+        if content["genome"]["primitives"] == "v1":
+            del content["genome"]["primitives"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 
 # Genome keys that mean something for each kind (the rest would be ignored).
 GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
-               "table": ("kind", "columns", "feature"), "expression": ("kind",)}
+               "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives")}
 USER_KIND_KEYS = ("kind", "options")
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 # This module is imported at the end of the package's __init__.
 from ..expression import parse, to_string
-from ..expression.board import best_per_segment, board_moves, candidate_moves, context_of
+from ..expression.board import Candidates, board_moves, candidate_moves
 from ..expression.language import compile_expression
 from ..genomes import register_decoder
 from ..rules import Rules
@@ -44,10 +44,10 @@ class ExpressionAgent(Agent):
         rows = np.zeros(len(p), dtype=np.int64)
         takes = np.zeros(len(p), dtype=np.int64)
         for lo in range(0, len(p), _BLOCK):
-            ctx, row, take, starts = context_of(p[lo:lo + _BLOCK], self.rules.k)
-            chosen = best_per_segment(np.broadcast_to(self._score(ctx), take.shape), starts)
-            rows[lo:lo + len(starts)] = row[chosen]
-            takes[lo:lo + len(starts)] = take[chosen]
+            block = Candidates.of(p[lo:lo + _BLOCK], self.rules.k)
+            chosen = block.best(self._score(block.context))
+            rows[lo:lo + len(chosen)] = block.row[chosen]
+            takes[lo:lo + len(chosen)] = block.take[chosen]
         return rows, takes
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy | None:

@@ -11,19 +11,20 @@ linear pass for the best move per position.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from .language import Context, Node, UNBOUNDED_K, evaluate_node
 
-__all__ = ["BoardMoves", "best_per_segment", "candidate_moves"]
+__all__ = ["BoardMoves", "Candidates", "best_per_segment", "board_moves", "candidate_moves"]
 
 # Boards whose candidate arrays (moves x rows) exceed this many entries are
 # scored block by block instead (the standard 6-row board has ~5 million).
 _MAX_ENTRIES = 1 << 23
 # Bytes of subexpression values kept per board (least recently used go first).
-_MEMO_BYTES = 192 << 20
+_MEMO_BYTES = 96 << 20
 
 
 def candidate_moves(positions: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -37,33 +38,48 @@ def candidate_moves(positions: np.ndarray, k: int | None) -> tuple[np.ndarray, n
     return owner, row, take_index + 1
 
 
-def best_per_segment(score: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Index of the first highest score in each segment `starts[i]:starts[i+1]` (none empty).
+def best_per_segment(score: np.ndarray, starts: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Index of the first highest score in each segment `starts[i]:starts[i+1]` (none empty;
+    `owner[j]` is the segment of entry j).
 
     Candidates are in (row, take) order within a position, so this is the
     best move with ties to the lowest row, then the smallest take."""
     best = np.maximum.reduceat(score, starts)
-    counts = np.diff(np.append(starts, len(score)))
-    index = np.arange(len(score))
-    return np.minimum.reduceat(np.where(score == np.repeat(best, counts), index, len(score)), starts)
+    hits = np.flatnonzero(score == best[owner])
+    return hits[np.searchsorted(hits, starts)]
 
 
-def context_of(positions: np.ndarray, k: int | None) -> tuple[Context, np.ndarray, np.ndarray, np.ndarray]:
-    """The candidates of `positions` as an expression context, with each one's row, take
-    and where each position's candidates start."""
-    owner, row, take = candidate_moves(positions, k)
-    after = positions[owner]  # a copy: fancy indexing
-    before = after[np.arange(len(owner)), row]
-    after[np.arange(len(owner)), row] = before - take
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else np.zeros(0, np.int64)
-    return Context(after, take, before, UNBOUNDED_K if k is None else k), row, take, starts
+@dataclass(frozen=True)
+class Candidates:
+    """The candidate moves of some positions as an expression context: each one's position
+    (`owner`), row and take, and where each position's candidates start."""
+
+    context: Context
+    owner: np.ndarray
+    row: np.ndarray
+    take: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, positions: np.ndarray, k: int | None) -> "Candidates":
+        owner, row, take = candidate_moves(positions, k)
+        after = positions[owner]  # a copy: fancy indexing
+        before = after[np.arange(len(owner)), row]
+        after[np.arange(len(owner)), row] = before - take
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if len(owner) else np.zeros(0, np.int64)
+        return cls(Context(after, take, before, UNBOUNDED_K if k is None else k), owner, row, take, starts)
+
+    def best(self, score: np.ndarray) -> np.ndarray:
+        """Which candidate scores best for each position."""
+        return best_per_segment(np.broadcast_to(score, self.take.shape), self.starts, self.owner)
 
 
 class BoardMoves:
     """The candidates of every non-empty position of a board (in code order), built once."""
 
     def __init__(self, positions: np.ndarray, k: int | None) -> None:
-        self.context, self.row, self.take, self.starts = context_of(positions, k)
+        self.candidates = Candidates.of(positions, k)
+        self.context = self.candidates.context
         self._memo: OrderedDict[Node, np.ndarray] = OrderedDict()
         self._bytes = 0
 
@@ -74,11 +90,14 @@ class BoardMoves:
         moves = int((p if k is None else np.minimum(p, k)).sum())
         return moves * max(p.shape[1], 1) <= _MAX_ENTRIES
 
+    def best(self, tree: Node) -> np.ndarray:
+        """Which candidate the expression plays from every position."""
+        return self.candidates.best(evaluate_node(tree, self.context, self._recall, self._remember))
+
     def moves(self, tree: Node) -> tuple[np.ndarray, np.ndarray]:
         """(row, take) of the best-scoring move from every position."""
-        score = np.broadcast_to(evaluate_node(tree, self.context, self._recall, self._remember), self.take.shape)
-        chosen = best_per_segment(score, self.starts)
-        return self.row[chosen], self.take[chosen]
+        chosen = self.best(tree)
+        return self.candidates.row[chosen], self.candidates.take[chosen]
 
     def _recall(self, node: Node) -> np.ndarray | None:
         value = self._memo.get(node)
