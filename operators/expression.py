@@ -208,6 +208,23 @@ def mut_insert(expression: str, rng: np.random.Generator, max_height: int = 12, 
     return str(tree) if _within(tree, max_height, max_size) else expression
 
 
+def mut_bind(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+             language: str = DEFAULT_LANGUAGE) -> str:
+    """A random number-valued subtree S wrapped as `let(V, S)`, V a new row-vector tree of
+    height 1..2: the same reasoning applied to transformed rows, in one step
+    (needs a primitive set with `let`)."""
+    pset = primitive_set(language)
+    if "let" not in pset.mapping:
+        raise ValueError(f"mutation bind needs a primitive set with let; {language!r} has none")
+    tree = _tree(expression, language)
+    with _python_random(rng):
+        index = random.choice([i for i, node in enumerate(tree) if node.ret is Number])
+        binding = gp.genGrow(pset, 1, 2, Rows)
+    where = tree.searchSubtree(index)
+    tree[where] = [pset.mapping["let"], *binding, *tree[where]]
+    return str(tree) if _within(tree, max_height, max_size) else expression
+
+
 def mut_mixed(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
               language: str = DEFAULT_LANGUAGE) -> str:
     """One of uniform, node-replacement or shrink mutation, chosen uniformly."""
@@ -222,6 +239,13 @@ def mut_mixed_insert(expression: str, rng: np.random.Generator, max_height: int 
     return pick(expression, rng, max_height=max_height, max_size=max_size, language=language)
 
 
+def mut_mixed_bind(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+                   language: str = DEFAULT_LANGUAGE) -> str:
+    """One of uniform, node-replacement, shrink, insert or bind mutation, chosen uniformly."""
+    pick = (mut_uniform, mut_node_replacement, mut_shrink, mut_insert, mut_bind)[int(rng.integers(5))]
+    return pick(expression, rng, max_height=max_height, max_size=max_size, language=language)
+
+
 MUTATIONS: dict[str, Callable[..., str]] = {
     "mixed": mut_mixed,
     "uniform": mut_uniform,
@@ -229,6 +253,8 @@ MUTATIONS: dict[str, Callable[..., str]] = {
     "shrink": mut_shrink,
     "insert": mut_insert,
     "mixed-insert": mut_mixed_insert,
+    "bind": mut_bind,
+    "mixed-bind": mut_mixed_bind,
 }
 CROSSOVERS: dict[str, Callable[..., tuple[str, str]]] = {"one-point": cx_one_point}
 DEFAULT_MUTATION = "mixed"
