@@ -122,7 +122,12 @@ def _nodes(expression: str, language: str) -> tuple:
     nodes: list = []
 
     def walk(node: Node) -> None:
-        nodes.append(mapping[node.name] if node.name in mapping else gp.Terminal(int(node.name), False, Number))
+        if node.name in mapping:
+            nodes.append(mapping[node.name])
+        elif node.name.lstrip("-").isdigit():
+            nodes.append(gp.Terminal(int(node.name), False, Number))
+        else:
+            raise ValueError(f"expression {expression!r}: {node.name!r} is not in the primitive set {language!r}")
         for child in node.children:
             walk(child)
 
@@ -256,6 +261,7 @@ MUTATIONS: dict[str, Callable[..., str]] = {
     "bind": mut_bind,
     "mixed-bind": mut_mixed_bind,
 }
+BINDING_MUTATIONS = (mut_bind, mut_mixed_bind)  # they need `let` in the primitive set
 CROSSOVERS: dict[str, Callable[..., tuple[str, str]]] = {"one-point": cx_one_point}
 DEFAULT_MUTATION = "mixed"
 DEFAULT_CROSSOVER = "one-point"

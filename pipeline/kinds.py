@@ -20,6 +20,8 @@ import operators.bitstring as bitstring
 import operators.expression as expression_genomes
 import operators.rules as rule_genomes
 import operators.table as table_genomes
+from fitness.nim.expression import parse
+from fitness.nim.expression.languages import LANGUAGES
 from fitness.plugins import PluginError, resolve
 from fitness.setcover import ratio_greedy
 from operators.naming import bind, options, pick
@@ -228,6 +230,9 @@ def _expression_kind(spec: RunSpec, task: Any) -> GenomeKind:
     mate = pick(expression_genomes.CROSSOVERS, ops.crossover, expression_genomes.DEFAULT_CROSSOVER, "crossover",
                 "expression")
     language = spec.genome.primitives  # the primitive set every operator builds from
+    if mutate in expression_genomes.BINDING_MUTATIONS and "let" not in LANGUAGES[language].primitives:
+        raise ValueError(f"operators.mutation: {ops.mutation} needs a primitive set with let; "
+                         f"{language!r} has none")
     # Bound once: binding inspects signatures (~0.1 ms), which 600 children a generation would repeat.
     make_one = bind(expression_genomes.random_expression, ops.params, language=language)
     mate_bound = bind(mate, ops.params, language=language)
@@ -244,8 +249,13 @@ def _expression_kind(spec: RunSpec, task: Any) -> GenomeKind:
         distance=lambda v: 0.0,
     )
     kind.key = lambda g: g
-    # Diversity of trees: the share of distinct expressions in the population.
-    kind.diversity = lambda genomes: (len(set(genomes)) - 1) / max(len(genomes) - 1, 1)
+    if spec.genome.distinct_by == "moves":  # semantic clones count once among the survivors
+        if task.boards is None:
+            raise ValueError("genome.distinct_by: 'moves' compares the moves played on the training boards; "
+                             "give them in nim.boards")
+        kind.key = lambda g: task.boards.signature(parse(g))
+    # Diversity: the share of distinct expressions (or distinct behaviours) in the population.
+    kind.diversity = lambda genomes: (len({kind.key(g) for g in genomes}) - 1) / max(len(genomes) - 1, 1)
     kind.allowed_params = (options(expression_genomes.random_expression) | options(mutate)
                            | options(mate)) - {"language"}  # set by [genome] primitives, not a param
     return kind

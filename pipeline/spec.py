@@ -78,6 +78,9 @@ class Genome(_Strict):
     density: float = Field(0.02, gt=0.0, lt=1.0)
     # expression: the named primitive set the search builds from (fitness.nim.expression.languages)
     primitives: str = "v1"
+    # expression: what tells two survivors apart with population.distinct: their text, or the
+    # moves they play on the training boards (nim.boards)
+    distinct_by: Literal["text", "moves"] = "text"
 
     @field_validator("kind")
     @classmethod
@@ -282,14 +285,15 @@ class RunSpec(_Strict):
             del content["genome"]["options"]
         if content["nim"] is not None and content["nim"]["boards"] is None:
             del content["nim"]["boards"]
-        if content["genome"]["primitives"] == "v1":
-            del content["genome"]["primitives"]
+        for key, default in (("primitives", "v1"), ("distinct_by", "text")):
+            if content["genome"][key] == default:
+                del content["genome"][key]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 
 # Genome keys that mean something for each kind (the rest would be ignored).
 GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
-               "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives")}
+               "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives", "distinct_by")}
 USER_KIND_KEYS = ("kind", "options")
 
 

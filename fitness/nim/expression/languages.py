@@ -45,5 +45,6 @@ LANGUAGES: dict[str, Language] = {
     "erc7": Language("erc7", _V1, ("rows", "take", "before", "n", "k"), (), (0, 7)),
     "k1-no-n": Language("k1-no-n", _V1, ("rows", "take", "before", "k", "k1"), (0, 1, 2, 3)),
     "k1-let": Language("k1-let", _ALL, ("rows", "take", "before", "n", "k", "k1"), (0, 1, 2, 3)),
+    "v2": Language("v2", _ALL, ("rows", "take", "before", "k", "k1"), (0, 1, 2, 3)),
 }
 DEFAULT_LANGUAGE = "v1"
