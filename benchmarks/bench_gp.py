@@ -10,17 +10,13 @@ solver on the training boards and on unseen boards with the same k and rule
 positions where it plays a winning move. Success means 100% on every board.
 
     python benchmarks/bench_gp.py [--variants normal-3 misere-unbounded ...] [--seeds 1 2 ...]
-                                  [--spec runs/nim-gp.toml] [--speed-only]
+                                  [--spec runs/nim-gp.toml] [--play-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 import tomllib
@@ -29,14 +25,16 @@ from pathlib import Path
 import numpy as np
 
 from fitness.nim import Rules, agent, play
+from fitness.nim.agents.base import CodedPolicy
 from fitness.nim.agents.expression import ExpressionAgent
 from fitness.nim.exact import optimal_move_rates
 from fitness.nim.space import StateSpace
 from pipeline.report import best_expression
+from spec_runs import ROOT, evolved
 
-ROOT = Path(__file__).resolve().parents[1]
 UNSEEN = [(1, 3, 5, 7, 9, 11), (1, 3, 5, 7, 9, 11, 13), (2, 2, 6, 6, 13), (4, 10, 1, 7)]
 VARIANTS = [f"{rule}-{k}" for rule in ("normal", "misere") for k in ("unbounded", 2, 3, 4, 5)]
+RULE = "eq(xor_all(vmod(rows, add(k, 1))), 0)"  # the normal-play rule, written in primitives
 
 
 def variant_spec(spec: Path, variant: str, folder: Path) -> Path:
@@ -45,25 +43,12 @@ def variant_spec(spec: Path, variant: str, folder: Path) -> Path:
     lines = [f"k = {k}"] if k != "unbounded" else []
     lines += ["misere = true"] if rule == "misere" else []
     text = spec.read_text()
-    if "\n[nim]\n" not in text or any(f"\n{key} =" in text.split("\n[nim]\n")[1].split("\n[")[0]
-                                      for key in ("k", "misere")):
+    nim = tomllib.loads(text).get("nim", {})
+    if "\n[nim]\n" not in text or "k" in nim or "misere" in nim:
         raise SystemExit(f"{spec}: needs a [nim] section without k or misere")
     out = folder / spec.name
     out.write_text(text.replace("\n[nim]\n", "\n[nim]\n" + "".join(f"{line}\n" for line in lines), 1))
     return out
-
-
-def evolve(spec: Path, seed: int, out: Path) -> tuple[float, float, int]:
-    """`evo run SPEC --workers 0 --seed SEED` in a fresh process: (wall s, CPU s, last generation)."""
-    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec), "--workers", "0", "--seed", str(seed),
-                    "--out", str(out)], check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, json.loads((out / "checkpoint.json").read_text())["generation"]
 
 
 def judge(expression: str, boards: list[tuple[int, ...]], k: int | None, misere: bool) -> list[float]:
@@ -76,45 +61,79 @@ def judge(expression: str, boards: list[tuple[int, ...]], k: int | None, misere:
     return rates
 
 
-def play_speed() -> None:
-    """Games/s against random on the 5-row board for a fresh expression agent:
-    compiling and tabulating it over the board included (pin to one core with taskset)."""
-    rules = Rules.standard(5)
-    rule = "eq(xor_all(vmod(rows, add(k, 1))), 0)"  # the normal-play rule, written in primitives
-    for games in (10_000, 100_000, 1_000_000):
-        started = time.perf_counter()
-        result = play(ExpressionAgent("rule", rules, rule), agent("random", rules), rules, games, seed=1)
-        print(f"- {games:,} games: {games / (time.perf_counter() - started):,.0f} games/s "
-              f"(won {result.win_rate_a:.2%})", flush=True)
+def play_speed(repeats: int = 3) -> None:
+    """Games/s of a fresh expression agent (and a fresh opponent) end to end: building both
+    agents' tables included, as `evo match` measures it; best of `repeats` runs (pin to one
+    core with taskset). 7 rows (645,120 positions) are looked up as games reach them.
+    Wall-clock and CPU-time rates both: on a shared machine the CPU rate is the steadier."""
+    for rows in (5, 7):
+        rules = Rules.standard(rows)
+        for opponent in ("expert", "random"):
+            for games in (10_000, 100_000, 1_000_000):
+                wall = cpu = float("inf")
+                for _ in range(repeats):
+                    player, other = ExpressionAgent("rule", rules, RULE), agent(opponent, rules)
+                    started, used = time.perf_counter(), time.process_time()
+                    result = play(player, other, rules, games, seed=1)
+                    wall = min(wall, time.perf_counter() - started)
+                    cpu = min(cpu, time.process_time() - used)
+                print(f"- {rows} rows, against {opponent}, {games:,} games: {games / wall:,.0f} games/s wall, "
+                      f"{games / cpu:,.0f} per CPU second (won {result.win_rate_a:.2%})", flush=True)
+
+
+class WholeBoard(ExpressionAgent):
+    """The reference: tabulated over every position of the board before the first game, as
+    every deterministic agent was before issue 18 (645,120 positions on 7 rows)."""
+
+    def _build_coded(self, space):
+        return CodedPolicy.tabulate(self, space)
+
+
+def whole_board_reference(games: int = 10_000) -> None:
+    """The same match on 7 rows with the whole board tabulated first: the ratio to the lazy tables."""
+    rules = Rules.standard(7)
+    seconds = {}
+    for label, cls in (("whole board", WholeBoard), ("lazy", ExpressionAgent)):
+        seconds[label] = min(_timed(lambda: play(cls("rule", rules, RULE), agent("expert", rules), rules, games, 1))
+                             for _ in range(3))
+    print(f"- 7 rows, against expert, {games:,} games, whole board tabulated first: "
+          f"{games / seconds['whole board']:,.0f} games/s; lazily: {games / seconds['lazy']:,.0f} games/s "
+          f"({seconds['whole board'] / seconds['lazy']:.0f}x)", flush=True)
+
+
+def _timed(work) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
 
 
 def bench_variant(spec: Path, variant: str, seeds: list[int]) -> dict:
+    """Every seed of one variant: run, then judged on the training and unseen boards."""
     rule, k_text = variant.split("-")
     k, misere = (None if k_text == "unbounded" else int(k_text)), rule == "misere"
     nim = tomllib.loads(spec.read_text())["nim"]
     training = [tuple(nim.get("rows") or range(1, 2 * nim.get("standard", 5), 2))]
     training += [tuple(b) for b in nim.get("boards", [])]
-    rows = []
+    runs = []
     with tempfile.TemporaryDirectory() as tmp:
         variant_path = variant_spec(spec, variant, Path(tmp))
         for seed in seeds:
-            out = Path(tmp) / f"run-{seed}"
-            wall, cpu, generations = evolve(variant_path, seed, out)
-            best = json.loads((out / "best.json").read_text())
+            with evolved(str(variant_path), seed) as (out, wall, generations, cpu):
+                best = json.loads((out / "best.json").read_text())
             expression = best["hall_of_fame"][0]["genome"]
             trained, unseen = judge(expression, training, k, misere), judge(expression, UNSEEN, k, misere)
-            rows.append({"seed": seed, "wall": wall, "cpu": cpu, "generations": generations,
+            runs.append({"seed": seed, "wall": wall, "cpu": cpu, "generations": generations,
                          "training": min(trained), "unseen": unseen,
                          "perfect": min(trained) == 1.0 and min(unseen) == 1.0,
                          "expression": best_expression(best)})
-            print(json.dumps({"variant": variant, **rows[-1]}), flush=True)
-    return {"variant": variant, "runs": rows}
+            print(json.dumps({"variant": variant, **runs[-1]}), flush=True)
+    return {"variant": variant, "runs": runs}
 
 
 def summary_row(result: dict) -> str:
+    """One Markdown row: seeds perfect everywhere, generations, wall and CPU time, worst miss."""
     runs = result["runs"]
-    walls, cpus = [r["wall"] for r in runs], [r["cpu"] for r in runs]
-    gens = [r["generations"] for r in runs]
+    walls, cpus, gens = ([r[key] for r in runs] for key in ("wall", "cpu", "generations"))
     worst = min(runs, key=lambda r: (r["perfect"], min(r["training"], *r["unseen"])))
     misses = "" if worst["perfect"] else (f"seed {worst['seed']}: {worst['training']:.2%} training, "
                                           f"{min(worst['unseen']):.2%} unseen")
@@ -128,11 +147,14 @@ def main() -> None:
     parser.add_argument("--spec", type=Path, default=ROOT / "runs/nim-gp.toml")
     parser.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS)
     parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 11)))
-    parser.add_argument("--speed-only", action="store_true", help="only the games/s figures")
+    parser.add_argument("--play-only", action="store_true", help="only the games/s figures (no evolution)")
+    parser.add_argument("--no-play", action="store_true", help="only the evolution figures")
     args = parser.parse_args()
-    print("Expression agent against random, 5 rows, end to end:")
-    play_speed()
-    if args.speed_only:
+    if not args.no_play:
+        print("Expression agent, end to end (tables built in the timing):")
+        play_speed()
+        whole_board_reference()
+    if args.play_only:
         return
     results = [bench_variant(args.spec, variant, args.seeds) for variant in args.variants]
     print("\n| variant | perfect everywhere | generations (median / max) | wall s (median / max) | "

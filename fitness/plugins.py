@@ -27,7 +27,7 @@ from typing import Any
 __all__ = ["PluginError", "add_search_path", "is_reference", "resolve", "entry_point_names", "GROUPS",
            "install_bundle"]
 
-GROUPS = {"problem": "evo.problems", "kind": "evo.kinds", "agent": "evo.agents"}
+GROUPS = {"problem": "evo.problems", "kind": "evo.kinds", "agent": "evo.agents", "algorithm": "evo.algorithms"}
 _REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _SEARCH_PATHS: list[str] = []  # folders added for specs' own modules (named in errors)
 
@@ -51,7 +51,7 @@ def is_reference(name: str) -> bool:
 
 
 def entry_point_names(role: str) -> list[str]:
-    """Names installed packages declare for `role` ("problem", "kind", "agent")."""
+    """Names installed packages declare for `role` ("problem", "kind", "agent", "algorithm")."""
     return sorted({ep.name for ep in metadata.entry_points(group=GROUPS[role])})
 
 

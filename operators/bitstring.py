@@ -2,31 +2,22 @@
 
 Conventions every genome kind follows:
 
-- A genome is plain data (here a 1-D numpy bool array); DEAP ``creator``
-  classes exist only inside the toolbox and never cross to Ray workers.
+- A genome is plain data (here a 1-D numpy bool array); only plain data
+  crosses to Ray workers, never DEAP ``creator`` classes.
 - Operators are plain functions grouped by role (init, crossover, mutation,
   repair).  Randomness comes from an explicit ``numpy.random.Generator``,
   never the global ``random``.  They return new arrays and leave their
   arguments untouched.
 - ``to_record`` / ``from_record`` give the lossless Parquet form.
-- Controllers that steer a run (``OneFifthRule``, ``Plateau``) are frozen
-  dataclasses: ``dataclasses.asdict`` is their checkpoint, ``Cls(**state)``
-  restores them, and ``update`` returns the next state.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
-from deap import base, creator
 
-from fitness.setcover import Instance, complete_cover, ratio_greedy, remove_redundant
-
-FITNESS_CLASS = "BitstringFitness"
-INDIVIDUAL_CLASS = "BitstringIndividual"
-WEIGHTS = (1.0, -1.0)  # (covered, cost): cover everything first, then be cheap
+from fitness.setcover import Instance, complete_cover, remove_redundant
 
 
 # --- record ---------------------------------------------------------------
@@ -132,130 +123,3 @@ def repair(instance: Instance, genome: np.ndarray, avoid: np.ndarray | None = No
     (say, those a mutation just dropped) are added back only as a last resort.
     """
     return remove_redundant(instance, complete_cover(instance, genome, avoid))
-
-
-# --- run controllers ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OneFifthRule:
-    """Mutation strength steered toward a 1/5 success rate (Rechenberg's rule).
-
-    Each success multiplies ``value`` by ``factor``, each failure divides it by
-    ``factor ** (1/4)``: the value is stable exactly when one trial in five
-    succeeds, grows when mutations succeed more often and shrinks otherwise.
-    """
-
-    value: float
-    factor: float = 1.5
-    low: float = 1.0
-    high: float = 64.0
-
-    def update(self, successes: int, trials: int) -> OneFifthRule:
-        """The controller after ``trials`` offspring of which ``successes`` beat their parents."""
-        if not 0 <= successes <= trials:
-            raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
-        value = self.value * self.factor ** ((5 * successes - trials) / 4)
-        return replace(self, value=float(min(self.high, max(self.low, value))))
-
-
-@dataclass(frozen=True)
-class Plateau:
-    """Fires once the best value (minimised) has not improved by more than ``min_delta`` for ``patience`` updates."""
-
-    patience: int
-    min_delta: float = 0.0
-    best: float | None = None
-    stale: int = 0
-
-    def update(self, value: float) -> Plateau:
-        """Record this generation's best value."""
-        if self.best is None or value < self.best - self.min_delta:
-            return replace(self, best=float(value), stale=0)
-        return replace(self, stale=self.stale + 1)
-
-    @property
-    def fired(self) -> bool:
-        return self.stale >= self.patience
-
-    def reset(self) -> Plateau:
-        """Start counting again (after acting on a plateau), keeping the best value."""
-        return replace(self, stale=0)
-
-
-# --- DEAP toolbox ----------------------------------------------------------
-
-
-def make_toolbox(
-    instance: Instance,
-    rng: np.random.Generator,
-    *,
-    p_init: float | None = None,
-    seed_rate: float = 2.0,
-    greedy_share: float = 0.5,
-    crossover: str = "uniform",
-    mutation_rate: float = 2.0,
-    tournament: int = 3,
-) -> base.Toolbox:
-    """A DEAP toolbox over ``instance``: ``individual``, ``seeded``, ``population``, ``mate``, ``mutate``, ``repair``, ``select``.
-
-    Individuals are ``creator.BitstringIndividual`` views of genome arrays,
-    with a fitness over (covered, cost).  ``population(n)`` seeds
-    ``greedy_share`` of them from the ratio-greedy cover (perturbed by
-    ``seed_rate``), the rest sparse random with ``p_init`` (default: the
-    greedy cover's density, so random genomes choose about as many lists).
-    ``mate`` and ``mutate`` return new individuals with invalid fitness,
-    leaving their arguments alone; ``mutate(ind, rate=...)`` overrides the
-    mutation rate (for an adaptive controller).  ``select(individuals, k)`` is
-    a tournament drawn from ``rng`` (DEAP's own uses the global ``random``).
-    As with any ndarray individual, compare genomes with ``numpy.array_equal``
-    (e.g. ``tools.HallOfFame(n, similar=np.array_equal)``).
-    """
-    if crossover not in CROSSOVERS:
-        raise ValueError(f"crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")
-    if not 0.0 <= greedy_share <= 1.0:
-        raise ValueError(f"greedy_share must be in [0, 1], got {greedy_share}")
-    _ensure_creator_classes()
-    cover = ratio_greedy(instance).mask(instance)
-    if p_init is None:
-        p_init = np.count_nonzero(cover) / instance.n_lists
-    toolbox = base.Toolbox()
-    toolbox.register("individual", lambda: _individual(init_sparse(instance.n_lists, rng, p_init)))
-    toolbox.register("seeded", lambda: _individual(init_greedy(cover, rng, seed_rate)))
-
-    def population(n: int) -> list[Any]:
-        seeded = round(n * greedy_share)
-        return [toolbox.seeded() for _ in range(seeded)] + [toolbox.individual() for _ in range(n - seeded)]
-
-    toolbox.register("population", population)
-    cross = CROSSOVERS[crossover]
-    toolbox.register("mate", lambda a, b: tuple(_individual(c) for c in cross(np.asarray(a), np.asarray(b), rng)))
-    toolbox.register(
-        "mutate", lambda ind, rate=mutation_rate: (_individual(mut_asymmetric(np.asarray(ind), rng, rate)),)
-    )
-    toolbox.register("repair", lambda ind, avoid=None: _individual(repair(instance, np.asarray(ind), avoid)))
-    toolbox.register("select", sel_tournament, rng=rng, size=tournament)
-    return toolbox
-
-
-def sel_tournament(individuals: Sequence[Any], k: int, rng: np.random.Generator, size: int) -> list[Any]:
-    """``k`` winners of tournaments among ``size`` individuals drawn with replacement (fitter wins; ties: first drawn)."""
-    entrants = rng.integers(len(individuals), size=(k, size))
-    return [max((individuals[i] for i in row), key=lambda ind: ind.fitness) for row in entrants]
-
-
-def _ensure_creator_classes() -> None:
-    """Create the DEAP classes once per process; refuse a same-named class with other weights."""
-    if not hasattr(creator, FITNESS_CLASS):
-        creator.create(FITNESS_CLASS, base.Fitness, weights=WEIGHTS)
-    elif getattr(creator, FITNESS_CLASS).weights != WEIGHTS:
-        raise RuntimeError(f"creator.{FITNESS_CLASS} already exists with other weights")
-    if not hasattr(creator, INDIVIDUAL_CLASS):
-        creator.create(INDIVIDUAL_CLASS, np.ndarray, fitness=getattr(creator, FITNESS_CLASS))
-
-
-def _individual(genome: np.ndarray) -> Any:
-    """Wrap a genome array (no copy) as a DEAP individual with an empty fitness."""
-    individual = np.asarray(genome, dtype=bool).view(getattr(creator, INDIVIDUAL_CLASS))
-    individual.fitness = getattr(creator, FITNESS_CLASS)()
-    return individual

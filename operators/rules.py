@@ -23,13 +23,11 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from deap import base, tools
 
 from fitness.nim import Rules
 from fitness.nim.agents.rule_agents import rule_param_spec
 from fitness.nim.params import ParamSpec
 
-from .naming import bind, check_params, deap_classes, pick
 
 __all__ = [
     "CROSSOVERS",
@@ -37,7 +35,6 @@ __all__ = [
     "cx_random_cut",
     "cx_uniform",
     "from_record",
-    "make_toolbox",
     "mut_resample_rule",
     "mut_step",
     "random_genome",
@@ -144,45 +141,9 @@ def from_record(record: Mapping[str, Any] | Sequence[tuple[str, Any]]) -> Genome
     return genome
 
 
-# --- DEAP toolbox ----------------------------------------------------------
+# --- operators by name (the spec's `operators.mutation` / `operators.crossover`) ---
 
 MUTATIONS: dict[str, Callable[..., Genome]] = {"step": mut_step, "resample-rule": mut_resample_rule}
 CROSSOVERS: dict[str, Callable[..., tuple[Genome, Genome]]] = {"random-cut": cx_random_cut, "uniform": cx_uniform}
 DEFAULT_MUTATION = "step"
 DEFAULT_CROSSOVER = "random-cut"
-
-
-def make_toolbox(
-    rules: Rules,
-    config: Mapping[str, Any],
-    rng: np.random.Generator,
-    *,
-    mutation: str | None = None,
-    crossover: str | None = None,
-    params: Mapping[str, Any] | None = None,
-    weights: tuple[float, ...] = (1.0,),
-) -> base.Toolbox:
-    """A DEAP toolbox for rule genomes of the agent `config["agent"]` on `rules`.
-
-    Registers `individual`, `population`, `mate`, `mutate`, `repair`, all
-    drawing from `rng`. Individuals are `creator.RulesIndividual_*` dicts with
-    a fitness of `weights`; `mate` and `mutate` return new individuals (mutate
-    a 1-tuple, as DEAP expects) with invalid fitness and leave their arguments
-    alone. `params` are operator options (`p` of `uniform`). `toolbox.spec` is
-    the parameter spec.
-    """
-    spec = spec_for(rules, config)
-    mutate = pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation", "rules")
-    mate = pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover", "rules")
-    params = check_params(params, mutate, mate)
-    individual = deap_classes("Rules", dict, weights)[1]
-    mutate_fn = bind(mutate, params, spec=spec)
-    mate_fn = bind(mate, params, spec=spec)
-    toolbox = base.Toolbox()
-    toolbox.register("individual", lambda: individual(random_genome(spec, rng)))
-    toolbox.register("population", tools.initRepeat, list, toolbox.individual)
-    toolbox.register("mate", lambda a, b: tuple(individual(c) for c in mate_fn(a, b, rng=rng)))
-    toolbox.register("mutate", lambda ind: (individual(mutate_fn(ind, rng=rng)),))
-    toolbox.register("repair", lambda ind: individual(repair(ind, spec)))
-    toolbox.spec = spec
-    return toolbox

@@ -25,16 +25,13 @@ Operators, grouped by role, all drawing from an explicit
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Mapping
 
 import numpy as np
-from deap import base, tools
 
 from fitness.nim import Rules
 from fitness.nim.agents.mixture import feature_size
 
-from .naming import bind, check_params, deap_classes, pick
 
 __all__ = [
     "CROSSOVERS",
@@ -42,7 +39,6 @@ __all__ = [
     "cx_fusion",
     "cx_row_uniform",
     "from_record",
-    "make_toolbox",
     "mut_gaussian",
     "mut_one_hot",
     "mut_transfer",
@@ -200,7 +196,7 @@ def from_record(record: Any) -> np.ndarray:
     return table
 
 
-# --- DEAP toolbox ----------------------------------------------------------
+# --- operators by name (the spec's `operators.mutation` / `operators.crossover`) ---
 
 MUTATIONS: dict[str, Callable[..., np.ndarray]] = {
     "gaussian": mut_gaussian,
@@ -214,49 +210,3 @@ CROSSOVERS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
 }
 DEFAULT_MUTATION = "transfer"
 DEFAULT_CROSSOVER = "fusion"
-
-
-def make_toolbox(
-    rules: Rules,
-    config: Mapping[str, Any],
-    rng: np.random.Generator,
-    *,
-    mutation: str | None = None,
-    crossover: str | None = None,
-    params: Mapping[str, Any] | None = None,
-    weights: tuple[float, ...] = (1.0,),
-) -> base.Toolbox:
-    """A DEAP toolbox for strategy tables of the genome config on `rules`.
-
-    Registers `individual`, `population`, `mate`, `mutate`, `repair`, all
-    drawing from `rng`. Individuals are `creator.TableIndividual_*` views of
-    float tables with a fitness of `weights`; `mate` and `mutate` return new
-    individuals (mutate a 1-tuple, as DEAP expects) with invalid fitness and
-    leave their arguments alone. `params` are operator options: `alpha`
-    (init), `sigma` (gaussian), `whole` (transfer), `p` (row-uniform). `toolbox.shape` is the
-    table shape.
-    """
-    shape = shape_for(rules, config)
-    mutate = pick(MUTATIONS, mutation, DEFAULT_MUTATION, "mutation", "table")
-    mate = pick(CROSSOVERS, crossover, DEFAULT_CROSSOVER, "crossover", "table")
-    params = check_params(params, random_table, mutate, mate)
-    individual = functools.partial(_individual, deap_classes("Table", np.ndarray, weights))
-    init_fn = bind(random_table, params, shape=shape)
-    mutate_fn = bind(mutate, params)
-    mate_fn = bind(mate, params)
-    toolbox = base.Toolbox()
-    toolbox.register("individual", lambda: individual(init_fn(rng=rng)))
-    toolbox.register("population", tools.initRepeat, list, toolbox.individual)
-    toolbox.register("mate", lambda a, b: tuple(individual(c) for c in mate_fn(a, b, rng=rng)))
-    toolbox.register("mutate", lambda ind: (individual(mutate_fn(ind, rng=rng)),))
-    toolbox.register("repair", lambda ind: individual(repair(ind)))
-    toolbox.shape = shape
-    return toolbox
-
-
-def _individual(classes: tuple[type, type], table: np.ndarray) -> Any:
-    """Wrap a table (no copy) as a DEAP individual with an empty fitness."""
-    fitness, individual = classes
-    wrapped = np.asarray(table, dtype=np.float64).view(individual)
-    wrapped.fitness = fitness()
-    return wrapped

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .rundir import RunDir
+from .records import RunDir
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
 
 __all__ = ["Run", "run", "resume", "open_run", "load_agent", "OnGeneration"]
@@ -36,8 +37,10 @@ _SHORTCUTS = {"workers": "execution.workers", "address": "execution.address", "o
 
 
 def _dotted(overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """`population__size=20` -> {"population.size": 20}; `workers=0` -> {"execution.workers": 0}."""
-    return {_SHORTCUTS.get(key, key.replace("__", ".")): value for key, value in overrides.items()}
+    """`population__size=20` -> {"population.size": 20}; `workers=0` -> {"execution.workers": 0};
+    a path (`out=Path("runs/x")`) as the string a TOML spec would hold."""
+    return {_SHORTCUTS.get(key, key.replace("__", ".")): os.fspath(value) if isinstance(value, os.PathLike) else value
+            for key, value in overrides.items()}
 
 
 def _as_spec(spec: str | Path | Mapping[str, Any] | RunSpec, overrides: Mapping[str, Any]) -> RunSpec:
@@ -61,9 +64,11 @@ def run(spec: str | Path | Mapping[str, Any] | RunSpec, *, on_generation: OnGene
     `out="runs/x"`, `population__size=20` (a double underscore for a dot).
     `progress=True` shows the CLI's progress bar.
     """
-    from .runner import start_run
+    from .outputs import check_run_dir
+    from .runner import output_dir, start_run
 
     resolved = _as_spec(spec, overrides)
+    check_run_dir(output_dir(resolved), "; give out= a new path or a run directory")
     with _callbacks(on_generation, progress) as (callback, on_start):
         path = start_run(resolved, force=force, on_generation=callback, on_start=on_start)
     return Run(path)
@@ -178,7 +183,8 @@ class Run:
 
     def populations(self) -> pd.DataFrame:
         """Every generation's population: `population(g)` for all g, in one frame
-        (`groupby("generation")` gives what generations.parquet summarises)."""
+        (`groupby("generation")` gives what generations.parquet summarises; island runs
+        have each member's `island`, so `groupby(["generation", "island"])` gives each island's)."""
         ranks = self._membership()
         scored = self.individuals()
         if ranks.empty or scored.empty:
@@ -204,14 +210,17 @@ class Run:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def best(self, n: int | None = 1) -> pd.DataFrame:
-        """The hall of fame from best.json, best first (`n=None`: all of it). Under sampled
+        """The hall of fame from best.json, best first (`n=None`: all of it), each genome once:
+        `copies` lists the ids of other entries holding the identical genome. Under sampled
         fitness these are the verdict figures, re-scored on fresh games, with intervals."""
+        from .hall_of_fame import distinct_entries
+
         payload = self._dir.read_best()
         rows = []
-        for rank, entry in enumerate(payload["hall_of_fame"][:n]):
+        for rank, (entry, copies) in enumerate(distinct_entries(payload["hall_of_fame"])[:n]):
             row = {"rank": rank, "id": entry["id"], "born": entry["generation"],
                    "fitness": entry["fitness"][0] if len(entry["fitness"]) == 1 else tuple(entry["fitness"]),
-                   **entry["objectives"], "genome": entry["genome"]}
+                   **entry["objectives"], "genome": entry["genome"], "copies": copies}
             for name, bounds in (entry.get("intervals") or {}).items():
                 row[f"{name}_low"], row[f"{name}_high"] = bounds
             rows.append(row)

@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evo {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # disk full, read-only, permissions: the path and the cause
-        from .rundir import describe_os_error
+        from .records import describe_os_error
 
         print(f"evo {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
         return 1

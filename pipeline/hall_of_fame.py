@@ -10,10 +10,24 @@ from fitness.nim.genomes import decode
 
 from .kinds import task_genome_from_record
 
-__all__ = ["BOARD_INDEPENDENT", "load_agent", "saved_rules"]
+__all__ = ["BOARD_INDEPENDENT", "distinct_entries", "load_agent", "saved_rules"]
 
 # Genome kinds whose agents never look at a row's index or the starting board.
 BOARD_INDEPENDENT = {"expression"}
+
+
+def distinct_entries(hall_of_fame: list[dict]) -> list[tuple[dict, list[int]]]:
+    """The hall of fame with each genome once: (its best-ranked entry, the ids of the other
+    entries holding the identical genome). Selection keeps distinct *individuals*, so the
+    same genome, made again by another crossover, can stand there under several ids."""
+    kept: dict[str, tuple[dict, list[int]]] = {}
+    for entry in hall_of_fame:
+        key = json.dumps(entry["genome"], sort_keys=True)
+        if key in kept:
+            kept[key][1].append(entry["id"])
+        else:
+            kept[key] = (entry, [])
+    return list(kept.values())
 
 
 def saved_rules(best: dict) -> Rules:
@@ -22,12 +36,13 @@ def saved_rules(best: dict) -> Rules:
 
 
 def load_agent(path: str | Path, rules: Rules, rank: int = 0) -> Agent:
-    """The `rank`-th individual of a Nim run's hall of fame, playing under `rules`."""
+    """The `rank`-th distinct genome of a Nim run's hall of fame (as `Run.best` ranks
+    them), playing under `rules`."""
     path = Path(path)
     try:
         best = json.loads(path.read_text())
         task = best["task"]
-        entry = best["hall_of_fame"][rank]
+        entry = distinct_entries(best["hall_of_fame"])[rank][0]
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
         raise ValueError(f"{path}: not a readable best.json ({exc})") from None
     if task.get("problem") != "nim":

@@ -18,9 +18,40 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from .display import console
 
-__all__ = ["RunProgress"]
+__all__ = ["PlainLines", "RunProgress"]
 
 PLAIN_LINES = 20  # about this many lines for a long run when stdout is not a terminal
+
+
+class PlainLines:
+    """Progress as whole lines, for stdout that is not a terminal: about `PLAIN_LINES` of
+    them, evenly spaced over `total` steps, always the last; no carriage return, nothing
+    cut at 80 columns (`evo run` and `evo train-rl` piped into a file or `tee`)."""
+
+    def __init__(self, total: int, lines: int = PLAIN_LINES) -> None:
+        self.total = total
+        self.every = max(1, math.ceil(total / lines))
+        self.pending: str | None = None  # the latest line, not printed yet
+        self._shown: int | None = None  # the step bucket of the last line printed
+
+    def add(self, done: int, line: str) -> None:
+        """The line for `done` steps: printed if it opens a new bucket or ends the work."""
+        bucket = done // self.every
+        if done >= self.total or bucket != self._shown:
+            self._shown, self.pending = bucket, None
+            self.print(line)
+        else:
+            self.pending = line
+
+    def flush(self) -> None:
+        """At the end: the last line, if it was held back (a run that stopped early)."""
+        if self.pending is not None:
+            self.print(self.pending)
+            self.pending = None
+
+    @staticmethod
+    def print(line: str) -> None:
+        print(line, flush=True)
 
 
 class RunProgress:
@@ -43,7 +74,7 @@ class RunProgress:
         ) if self.live else None
         self._task = None
         self._total = 0
-        self._every = 1
+        self._plain = PlainLines(0)
         self._failures = 0
         self._evals = 0
         self._started = time.perf_counter()
@@ -56,16 +87,15 @@ class RunProgress:
     def __exit__(self, *exc) -> None:
         if self._progress is not None:
             self._progress.stop()
-        elif self._pending is not None:  # the last generation, if its line was skipped
-            self._print(self._pending)
-
-    _pending: str | None = None
+        else:
+            self._plain.flush()  # the last generation, if its line was skipped
 
     def on_start(self, generations: int, first: int, primary: str) -> None:
         """`generations`: the last generation to run; `first`: the first this process runs (0: a new run)."""
         self.primary = primary
         self._total = generations
-        self._every = max(1, math.ceil(generations / PLAIN_LINES))
+        self._plain = PlainLines(generations)
+        self._plain.print = self._print
         done = max(first - 1, 0)  # generations done after the initial population
         self._started = time.perf_counter()
         if self._progress is not None:
@@ -92,11 +122,7 @@ class RunProgress:
             return
         line = "  ".join(part for part in (f"gen {generation}/{self._total}", *fields.values(),
                                            f"{time.perf_counter() - self._started:.1f} s") if part)
-        if generation % self._every == 0 or generation >= self._total:
-            self._pending = None
-            self._print(line)
-        else:
-            self._pending = line
+        self._plain.add(generation, line)
 
     @staticmethod
     def _print(line: str) -> None:

@@ -7,15 +7,14 @@ import datetime as dt
 from pathlib import Path
 from typing import Any, Callable
 
-from .evaluation import make_evaluator
-from .evolution import Evolution, Objectives
-from .kinds import make_kind
-from .lock import RunLock
+from .evaluation import ClusterLost, make_evaluator
+from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
+from .evolution.island_loop import island_loop
+from .evolution.parts import build_parts
 from .plugins import code_bundle
-from .rundir import RunDir, describe_os_error, package_versions
-from .sampling import NoiseControl
+from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
+    package_versions, recover
 from .spec import RunSpec, apply_overrides, parse_spec
-from .verify import Recovered, check_identity, recover
 
 __all__ = ["RunExists", "failure_reason", "start_run", "resume_run", "output_dir"]
 
@@ -43,47 +42,56 @@ class _Prepared:
     """Everything a run needs that can fail before the first file is written."""
 
     def __init__(self, spec: RunSpec) -> None:
-        from fitness.tasks import build_task
-
         self.spec = spec
         task_spec = spec.task_spec()
-        task = build_task(task_spec)
-        self.kind = make_kind(spec, task)
-        self.objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                                     getattr(task, "default_weights", None))
-        self.noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
+        self.parts = build_parts(spec)
+        self.kind, self.objectives, self.noise, self.algorithm = \
+            self.parts.kind, self.parts.objectives, self.parts.noise, self.parts.algorithm
+        self.code = code_bundle(spec)  # the spec's own modules, for the workers
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=spec.generations + 1 if spec.execution.handover else None,
-                                        code=code_bundle(spec))  # the spec's own modules, for the workers
+                                        expected_batches=_expected_batches(spec, self.algorithm),
+                                        code=self.code,
+                                        wait_for_all=spec.execution.wait_for_workers and spec.islands is None)
+
+
+def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
+    """How many submissions the hand-over may expect: one a generation, or for an asynchronous
+    algorithm at most one per genome (its batches hold one or more). None: no hand-over
+    (islands need the actors from the start)."""
+    if not spec.execution.handover or spec.islands is not None:
+        return None
+    if getattr(algorithm, "asynchronous", False):
+        return spec.population.size + spec.generations * spec.population.offspring
+    return spec.generations + 1
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
            on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
-    evolution = Evolution(spec, rundir, prepared.evaluator, prepared.kind, prepared.objectives,
-                          _run_id(spec), prepared.noise, on_generation)
+    recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise)
     try:
-        state = None
+        state = State()
         if recovered is not None and recovered.state is not None:
-            state = evolution.restore(recovered.state, recovered.rows)
-            evolution.rewrite_derived(state)  # a crash may have left them a generation behind
+            state = recorder.restore(recovered.state, recovered.rows)
+            recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
-            on_start(spec.generations, 0 if state is None else state.generation + 1,
-                     prepared.objectives.primary)
-        if state is None:
-            state = evolution.start()
-        reason = evolution.should_stop(state)
-        while reason is None:
-            state = evolution.step(state)
-            reason = evolution.should_stop(state)
-        evolution.write_verdict(state)
+            on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
+        tracker, hooks = Tracker(spec, prepared.objectives), [on_generation] if on_generation else []
+        if spec.islands is not None:
+            loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
+        else:
+            driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop
+            loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
+                          tracker, recorder, spec.seed, hooks)
+        state, reason = loop.run(state)
+        recorder.write_verdict(state, prepared.evaluator)
         return reason
     finally:
         try:
-            evolution.close()  # everything evaluated is on disk before the status says so
+            recorder.close()  # everything evaluated is on disk before the status says so
         finally:
             prepared.evaluator.close()
 
@@ -172,6 +180,10 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
     except KeyboardInterrupt:
         _record_stop(rundir, lock, status="interrupted", stopped=_now())
         raise
+    except ClusterLost as lost:  # said with the last committed generation and how to resume
+        lost = lost.after(max(rundir.generation_files(), default=None), str(rundir.path))
+        _record_stop(rundir, lock, status="failed", error=failure_reason(lost), stopped=_now())
+        raise lost from None
     except BaseException as exc:
         _record_stop(rundir, lock, status="failed", error=failure_reason(exc), stopped=_now())
         raise

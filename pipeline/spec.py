@@ -14,13 +14,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .spec_errors import explain
+from .spec_checks import check_keys_apply, check_semantics
+from .spec_errors import SpecError, explain
+from .spec_islands import Islands, check_islands
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
-
-
-class SpecError(ValueError):
-    """A run spec that cannot be run, explained in one line."""
 
 
 class _Strict(BaseModel):
@@ -36,9 +34,18 @@ class Stop(_Strict):
 class Population(_Strict):
     size: int = Field(40, ge=2, le=100_000)
     offspring: int = Field(80, ge=1, le=1_000_000)
-    algorithm: Literal["mu+lambda", "mu,lambda", "nsga2"] = "mu+lambda"
+    # generational survivor selection ("mu+lambda", "mu,lambda", "nsga2"), the asynchronous
+    # "steady-state" (no generation barrier: each result inserted as it arrives), or your own
+    # algorithm: "module:Name" or an installed `evo.algorithms` entry point
+    algorithm: str = "mu+lambda"
     tournament: int = Field(3, ge=1, le=100)
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
+    options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
+
+    @field_validator("algorithm")
+    @classmethod
+    def _known_algorithm(cls, value: str) -> str:
+        return _builtin_or_plugin(value, BUILTIN_ALGORITHMS, "algorithm")
 
     @model_validator(mode="after")
     def _comma_needs_enough_offspring(self) -> "Population":
@@ -47,6 +54,7 @@ class Population(_Strict):
         return self
 
 
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 
@@ -176,6 +184,8 @@ class Execution(_Strict):
     output: str | None = None
     code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
                                  "(default: the spec's folder)")
+    wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "
+                                   "(default: work starts on the first ready actor, the rest join as they come)")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
                            "pays for its start; false: start the actors at once")
 
@@ -205,6 +215,7 @@ class RunSpec(_Strict):
     objectives: Objectives = Field(default_factory=Objectives)
     sampling: Sampling = Field(default_factory=Sampling)
     execution: Execution = Field(default_factory=Execution)
+    islands: Islands | None = None  # None: one population, no island model
 
     @field_validator("problem")
     @classmethod
@@ -226,6 +237,9 @@ class RunSpec(_Strict):
         if self.sampling != Sampling() and not (self.problem == "nim" and self.nim and self.nim.sampled()):
             raise ValueError("[sampling] applies only to Nim opponents given a number of games; "
                              "this spec samples nothing (remove the section)")
+        if self.population.options and self.population.algorithm in BUILTIN_ALGORITHMS:
+            raise ValueError("population.options: the built-in algorithms take no options (they are for "
+                             "your own algorithm, population.algorithm = 'module:Name')")
         if self.problem_options and not self.user_problem():
             raise ValueError(f"problem_options: a built-in problem takes its [{self.problem}] section instead")
         if self.user_problem() != self.user_kind():
@@ -233,6 +247,7 @@ class RunSpec(_Strict):
                 f"genome.kind: a user-defined problem takes a user-defined genome kind ('module:Kind'), and a "
                 f"built-in problem one of {', '.join(BUILTIN_KINDS)} (got problem {self.problem!r}, "
                 f"kind {self.genome.kind!r})")
+        check_islands(self)
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
@@ -288,13 +303,11 @@ class RunSpec(_Strict):
         for key, default in (("primitives", "v1"), ("distinct_by", "text")):
             if content["genome"][key] == default:
                 del content["genome"][key]
+        if not content["population"]["options"]:
+            del content["population"]["options"]
+        if content["islands"] is None:
+            del content["islands"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
-
-
-# Genome keys that mean something for each kind (the rest would be ignored).
-GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
-               "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives", "distinct_by")}
-USER_KIND_KEYS = ("kind", "options")
 
 
 def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False) -> RunSpec:
@@ -314,24 +327,18 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
         elif not resolved:  # a recorded run whose folder moved resumes if it needs no module from it
             raise SpecError(f"{source}: execution.code_dir: no such folder {spec.execution.code_dir!r}")
     if not resolved:
-        _check_keys_apply(data, spec, source)
-    _check_semantics(spec, source)
+        check_keys_apply(data, spec, source)
+    check_semantics(spec, source)
     return spec
-
-
-def _check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
-    """Refuse keys the chosen problem or genome kind would silently ignore."""
-    given = data.get("genome") or {}
-    allowed = GENOME_KEYS.get(spec.genome.kind, USER_KIND_KEYS)
-    for key in given:
-        if key not in allowed:
-            raise SpecError(f"{source}: genome.{key}: does not apply to a {spec.genome.kind!r} genome; "
-                            f"allowed: {', '.join(allowed)}")
 
 
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
     """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
     path = Path(path)
+    if path.is_dir():
+        specs = sorted(str(p) for p in path.glob("*.toml"))
+        listed = f"the specs in it: {', '.join(specs)}" if specs else "it holds no spec (*.toml)"
+        raise SpecError(f"{path}: a directory, not a spec file; {listed}")
     if not path.is_file():
         raise SpecError(f"{path}: no such spec file")
     try:
@@ -357,48 +364,3 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
             node = node.setdefault(key, {})
         node[leaf] = value
     return data
-
-
-def _check_semantics(spec: RunSpec, source: str) -> None:
-    """What pydantic cannot know: board validity, agent names, files, objective names."""
-    from fitness.tasks import build_task
-
-    if spec.problem == "nim":
-        from fitness.nim import Rules, agent
-
-        nim = spec.nim
-        try:
-            rules = Rules(rows=nim.board(), k=nim.k, misere=nim.misere)
-        except ValueError as exc:
-            raise SpecError(f"{source}: nim: {exc}") from None
-        names = list(nim.opponents)
-        if spec.genome.kind == "table":
-            names += list(spec.genome.columns)
-            if not spec.genome.columns:
-                raise SpecError(f"{source}: genome.columns: at least one agent is needed")
-        for name in names:
-            try:
-                agent(name, rules)
-            except ValueError as exc:
-                field = "nim.opponents" if name in nim.opponents else "genome.columns"
-                raise SpecError(f"{source}: {field}: {exc}") from None
-    if spec.problem == "setcover" and spec.setcover.instance and not Path(spec.setcover.instance).is_file():
-        raise SpecError(f"{source}: setcover.instance: no such file {spec.setcover.instance!r}")
-    try:
-        task = build_task(spec.task_spec())
-    except ValueError as exc:
-        raise SpecError(f"{source}: {exc}") from None
-    from .kinds import make_kind
-
-    try:
-        make_kind(spec, task)  # operator names and their params
-    except ValueError as exc:
-        raise SpecError(f"{source}: {exc}") from None
-    unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
-    if unknown:
-        raise SpecError(
-            f"{source}: objectives.weights: unknown objective {unknown[0]!r}; "
-            f"this run's objectives are {', '.join(task.objectives)}"
-        )
-    if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
-        raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")

@@ -12,7 +12,11 @@ import typing
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["explain"]
+__all__ = ["SpecError", "explain"]
+
+
+class SpecError(ValueError):
+    """A run spec that cannot be run, explained in one line."""
 
 
 def _model_at(loc: tuple, root: type[BaseModel]) -> type[BaseModel] | None:

@@ -1,9 +1,9 @@
-"""The match engine: many Nim games played in lockstep, one array op per ply.
+"""The match engine: many Nim games of two agents played in lockstep.
 
-Games are split in two groups, those where `a` is to move and those where
-`b` is; each ply both agents move all of their games at once and the groups
-swap. Finished games leave the arrays. On boards small enough to number
-(`StateSpace`), games are single integer codes; otherwise position arrays.
+`a` and `b` are the two seats of the lockstep loop (`lockstep.py`): each
+ply, `a` moves all the games where it is to move, then `b` moves its own.
+On boards small enough to number (`StateSpace`), games are single integer
+codes; otherwise position arrays.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .agents.base import Agent, CodedPolicy, check_moves
+from .lockstep import Seat, lockstep
 from .rules import Rules
 from .space import StateSpace
 
@@ -76,6 +77,8 @@ class Side:
         coded = self.coded
         if coded is not None and coded.step_table is not None:
             return coded.step_table[codes]
+        if coded is not None and coded.step is not None:
+            return coded.step(codes)
         if coded is not None:
             rows, takes = coded.act(codes, rng)
             if not coded.trusted:  # the rules decide, on the decoded positions
@@ -86,6 +89,15 @@ class Side:
             self.agent.name, self.agent.rules, positions, *self.agent.act(positions, rng)
         )
         return takes * space.radix[rows]
+
+    def seat(self, rng: np.random.Generator, then: int) -> Seat:
+        """This agent as a seat of the lockstep loop, drawing from `rng`."""
+        if self.space is None:
+            return Seat(lambda positions, games: self.move_positions(positions, rng), then)
+        table = self.coded.step_table if self.coded is not None else None
+        if table is not None:  # deterministic: a ply is one lookup
+            return Seat(lambda codes, games: codes - table[codes], then)
+        return Seat(lambda codes, games: codes - self.step_codes(codes, rng), then)
 
     def move_positions(self, positions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         rows, takes = check_moves(
@@ -119,76 +131,20 @@ def play(a: Agent, b: Agent, rules: Rules, games: int, seed: int | None = None) 
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
     space = StateSpace.of(rules.rows)
-    side_a, side_b = Side(a, space), Side(b, space)
     n_first = (games + 1) // 2
-    if space is not None:
-        counts = _play_codes(side_a, side_b, space, rules, games, n_first, rng)
-    else:
-        counts = _play_positions(side_a, side_b, rules, games, n_first, rng)
-    wins_a, wins_a_first, plies = counts
+    boards = rules.start(games) if space is None else np.full(games, space.start, dtype=np.int64)
+    ids = np.arange(games, dtype=np.int64)
+    seats = [Side(a, space).seat(rng, then=1), Side(b, space).seat(rng, then=0)]
+    ended = lockstep(seats, [(boards[:n_first], ids[:n_first]), (boards[n_first:], ids[n_first:])])
+    a_wins = 1 if rules.misere else 0  # the seat whose emptying move wins for a (seat 0)
+    won = [done for _, seat, done in ended if seat == a_wins]
+    wins_a = sum(map(len, won))
     return MatchResult(
         games=games,
         wins_a=wins_a,
         wins_b=games - wins_a,
         games_a_first=n_first,
-        wins_a_first=wins_a_first,
-        plies=plies,
+        wins_a_first=int(np.count_nonzero(np.concatenate(won) < n_first)) if won else 0,
+        plies=sum((rounds + 1) * len(done) for rounds, _, done in ended),  # a game ended in round r lasted r + 1
         seconds=time.perf_counter() - started,
     )
-
-
-def _play_codes(side_a, side_b, space, rules, games, n_first, rng):
-    # Each group: codes of unfinished games and whether `a` started them.
-    to_move = [
-        (np.full(n_first, space.start, dtype=np.int64), np.ones(n_first, dtype=bool)),
-        (np.full(games - n_first, space.start, dtype=np.int64), np.zeros(games - n_first, dtype=bool)),
-    ]
-    sides = (side_a, side_b)
-    wins_a = wins_a_first = plies = 0
-    mover_wins = not rules.misere  # the player who empties the board
-    while to_move[0][0].size or to_move[1][0].size:
-        moved = []
-        for who in (0, 1):
-            codes, a_started = to_move[who]
-            if codes.size:
-                codes = codes - sides[who].step_codes(codes, rng)
-                plies += codes.size
-                done = codes == 0
-                if done.any():
-                    n_done = int(np.count_nonzero(done))
-                    n_done_a_first = int(np.count_nonzero(a_started[done]))
-                    a_won = (who == 0) == mover_wins
-                    if a_won:
-                        wins_a += n_done
-                        wins_a_first += n_done_a_first
-                    codes, a_started = codes[~done], a_started[~done]
-            moved.append((codes, a_started))
-        to_move = [moved[1], moved[0]]
-    return wins_a, wins_a_first, plies
-
-
-def _play_positions(side_a, side_b, rules, games, n_first, rng):
-    start = rules.start
-    to_move = [
-        (start(n_first), np.ones(n_first, dtype=bool)),
-        (start(games - n_first), np.zeros(games - n_first, dtype=bool)),
-    ]
-    sides = (side_a, side_b)
-    wins_a = wins_a_first = plies = 0
-    mover_wins = not rules.misere
-    while len(to_move[0][0]) or len(to_move[1][0]):
-        moved = []
-        for who in (0, 1):
-            positions, a_started = to_move[who]
-            if len(positions):
-                positions = sides[who].move_positions(positions, rng)
-                plies += len(positions)
-                done = ~positions.any(axis=1)
-                if done.any():
-                    if (who == 0) == mover_wins:
-                        wins_a += int(np.count_nonzero(done))
-                        wins_a_first += int(np.count_nonzero(a_started[done]))
-                    positions, a_started = positions[~done], a_started[~done]
-            moved.append((positions, a_started))
-        to_move = [moved[1], moved[0]]
-    return wins_a, wins_a_first, plies

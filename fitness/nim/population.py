@@ -17,6 +17,7 @@ import numpy as np
 
 from .agents.base import Agent, CodedPolicy, Moves
 from .engine import MatchResult, Side, play
+from .lockstep import Seat, lockstep
 from .rules import Rules
 from .space import StateSpace
 
@@ -121,51 +122,51 @@ def play_population(
     n_first = (games + 1) // 2
     ids = np.arange(n_players * games, dtype=np.int64)
     player_first = (ids % games) < n_first
-    player_sides = [Side(p, space) for p in players]
     opponent_side = Side(opponent, space)
 
-    def player_step(codes: np.ndarray, gid: np.ndarray) -> np.ndarray:
+    def opponent_move(codes: np.ndarray, gid: np.ndarray) -> np.ndarray:
+        return codes - opponent_side.step_codes(codes, streams.for_games(gid))
+
+    seats = [Seat(_players_move(players, space, games, streams, stacked), then=1), Seat(opponent_move, then=0)]
+    start = np.full(len(ids), space.start, dtype=np.int64)
+    ended = lockstep(seats, [(start[player_first], ids[player_first]), (start[~player_first], ids[~player_first])])
+    won = np.zeros(len(ids), dtype=bool)
+    length = np.zeros(len(ids), dtype=np.int64)
+    player_wins = 1 if rules.misere else 0  # the seat whose emptying move wins for the player (seat 0)
+    for rounds, seat, gid in ended:
+        won[gid] = seat == player_wins
+        length[gid] = rounds + 1  # a game that ended in round r lasted r + 1 plies
+    won = won.reshape(n_players, games)
+    wins, wins_first = won.sum(axis=1).tolist(), won[:, :n_first].sum(axis=1).tolist()
+    plies = length.reshape(n_players, games).sum(axis=1).tolist()
+    seconds = (time.perf_counter() - started) / max(n_players, 1)
+    return [
+        MatchResult(games=games, wins_a=w, wins_b=games - w, games_a_first=n_first, wins_a_first=f, plies=n,
+                    seconds=seconds)
+        for w, f, n in zip(wins, wins_first, plies)
+    ]
+
+
+def _players_move(
+    players: Sequence[Agent], space: StateSpace, games: int, streams: GameStreams, stacked: StackedAct | None
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The players' seat: game `gid` belongs to player gid // games, who moves it
+    with its own policy (or all at once through `stacked`)."""
+    n_players = len(players)
+    sides = [Side(p, space) for p in players]
+
+    def move(codes: np.ndarray, gid: np.ndarray) -> np.ndarray:
         owner = gid // games
         if stacked is not None:
             rows, takes = stacked(owner, codes, streams.for_games(gid))
-            return takes * space.radix[rows]
+            return codes - takes * space.radix[rows]
         step = np.empty(len(codes), dtype=np.int64)
         order = np.argsort(owner, kind="stable")
         bounds = np.searchsorted(owner[order], np.arange(n_players + 1))
         for p in range(n_players):
             mine = order[bounds[p]:bounds[p + 1]]
             if mine.size:
-                step[mine] = player_sides[p].step_codes(codes[mine], streams.for_games(gid[mine]))
-        return step
+                step[mine] = sides[p].step_codes(codes[mine], streams.for_games(gid[mine]))
+        return codes - step
 
-    def opponent_step(codes: np.ndarray, gid: np.ndarray) -> np.ndarray:
-        return opponent_side.step_codes(codes, streams.for_games(gid))
-
-    start = np.full(len(ids), space.start, dtype=np.int64)
-    to_move = [(start[player_first], ids[player_first]), (start[~player_first], ids[~player_first])]
-    steps = (player_step, opponent_step)
-    player_won = np.zeros(len(ids), dtype=bool)
-    plies = np.zeros(n_players, dtype=np.int64)
-    mover_wins = not rules.misere
-    while to_move[0][0].size or to_move[1][0].size:
-        moved = []
-        for who in (0, 1):
-            codes, gid = to_move[who]
-            if codes.size:
-                codes = codes - steps[who](codes, gid)
-                plies += np.bincount(gid // games, minlength=n_players)
-                done = codes == 0
-                if done.any():
-                    player_won[gid[done]] = (who == 0) == mover_wins
-                    codes, gid = codes[~done], gid[~done]
-            moved.append((codes, gid))
-        to_move = [moved[1], moved[0]]
-
-    won = player_won.reshape(n_players, games)
-    seconds = (time.perf_counter() - started) / max(n_players, 1)
-    results = []
-    for p in range(n_players):
-        wins = int(won[p].sum())
-        results.append(MatchResult(games=games, wins_a=wins, wins_b=games - wins, games_a_first=n_first,
-                                   wins_a_first=int(won[p, :n_first].sum()), plies=int(plies[p]), seconds=seconds))
-    return results
+    return move

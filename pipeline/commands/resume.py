@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import json
 
+from ..display import console
 from .run import add_execution_arguments
+from .run_lines import already_finished, done_line, execution_plan
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("resume", help="continue a run from its last complete generation",
                        description="Continue a stopped, interrupted or killed run from its last complete "
                        "generation, checking and repairing its files first (each repair is reported); "
-                       "--generations extends a finished run. The log comes out as if the run never stopped.")
+                       "--generations extends a finished run; --target and --stagnation change its stop rule. "
+                       "The log comes out as if the run never stopped.")
     p.add_argument("run_dir", metavar="RUN_DIR")
     p.add_argument("--generations", type=int, default=None, help="run until this generation (extend a finished run)")
+    p.add_argument("--target", type=float, default=None,
+                   help="a new stop.target (go on after a run stopped on its target)")
+    p.add_argument("--stagnation", type=int, default=None,
+                   help="a new stop.stagnation (go on after a run stopped on stagnation)")
     add_execution_arguments(p)
     p.set_defaults(handler=run)
 
@@ -20,21 +28,40 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import sys
 
-    from ..rundir import RunDir
+    from ..outputs import check_run_dir
+    from ..records.rundir import RunDir
     from ..runner import resume_run
+    from ..spec import apply_overrides
     from .run import show_run
 
+    check_run_dir(args.run_dir)
     rundir = RunDir(args.run_dir)
-    spec = rundir.read_run()["spec"]  # validated by resume_run, with the overrides
+    meta = rundir.read_run()  # its spec is validated by resume_run, with the overrides
     overrides = {"generations": args.generations, "execution.workers": args.workers,
                  "execution.address": args.address, "execution.connect_timeout": args.connect_timeout,
-                 "execution.handover": args.handover}
+                 "execution.handover": args.handover, "stop.target": args.target,
+                 "stop.stagnation": args.stagnation}
+    spec = apply_overrides(json.loads(json.dumps(meta["spec"])), overrides)
     execution = spec.get("execution") if isinstance(spec.get("execution"), dict) else {}
-    workers = execution.get("workers", 0) if args.workers is None else args.workers
 
     def note(text: str) -> None:  # each repair resume made, so none is silent
         print(f"evo resume: repaired: {text}", file=sys.stderr)
 
-    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), workers,
-                    lambda on_generation, on_start: resume_run(rundir.path, on_generation, on_start, overrides,
-                                                               on_note=note))
+    def resume(on_generation, on_start):
+        return resume_run(rundir.path, on_generation, on_start, overrides, on_note=note)
+
+    finished = already_finished(meta, rundir.path, max(rundir.generation_files(), default=0), args.generations,
+                                args.target, args.stagnation)
+    if finished:
+        return tell_finished(resume, rundir.path, finished)
+    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution), resume)
+
+
+def tell_finished(resume, path, message: str) -> int:
+    """A run that already finished: checked (and repaired) as any resume checks its files,
+    then, when no generation ran, why it stopped and how to go on, rather than
+    "resuming after generation G" into nothing."""
+    ran: list[dict] = []
+    resume(ran.append, None)
+    console.print(message if not ran else done_line(path, int(ran[0]["generation"])))
+    return 0

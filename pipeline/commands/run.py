@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..display import console
+from .run_lines import done_line, execution_plan, zero_generations_note
 
 
 def add_parser(sub) -> None:
@@ -59,26 +60,31 @@ def run(args) -> int:
 
 
 def execute(spec, force: bool = False) -> int:
+    from ..outputs import check_run_dir
     from ..runner import output_dir, start_run
 
-    return show_run(spec.name, output_dir(spec), spec.seed, spec.execution.workers,
-                    lambda on_generation, on_start: start_run(spec, force, on_generation, on_start))
+    target = output_dir(spec)
+    check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
+    return show_run(spec.name, target, spec.seed, execution_plan(spec.execution.model_dump()),
+                    lambda on_generation, on_start: start_run(spec, force, on_generation, on_start),
+                    note=zero_generations_note(spec.generations))
 
 
-def describe_workers(workers: int | str) -> str:
-    if workers == 0:
-        return "in-process"
-    if workers == "auto":
-        return "Ray workers: one per CPU"
-    return f"{workers} Ray worker{'' if workers == 1 else 's'}"
-
-
-def show_run(name: str, target, seed: int, workers: int | str, run) -> int:
-    """Run `run(on_generation, on_start)` under a progress bar, then say where the logs are."""
+def show_run(name: str, target, seed: int, plan: str, run, note: str | None = None) -> int:
+    """Say what will happen, run `run(on_generation, on_start)` under a progress bar, then
+    say what happened (`done_line`) and where the logs are."""
     from ..progress import RunProgress
 
-    console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, {describe_workers(workers)})")
+    console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, {plan})")
+    if note:
+        console.print(note)
+    first = [0]  # the first generation this process runs (0: a new run)
+
     with RunProgress() as progress:
-        path = run(progress.on_generation, progress.on_start)
-    console.print(f"done: {path}  ·  pandas.read_parquet('{path}/individuals')  ·  evo report {path}")
+        def on_start(generations: int, start: int, primary: str) -> None:
+            first[0] = start
+            progress.on_start(generations, start, primary)
+
+        path = run(progress.on_generation, on_start)
+    console.print(done_line(path, first[0]))
     return 0

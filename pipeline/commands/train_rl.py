@@ -57,16 +57,54 @@ def _hyperparameters(args):
     )
 
 
-def run(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+class _TrainingProgress:
+    """Training progress: a live bar on a terminal; piped (`| tee log`), whole plain lines at
+    the curve points (about twenty), like `evo run`, never a line cut at 80 columns."""
 
+    def __init__(self, episodes: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        from ..progress import PlainLines
+
+        self.plain = None if console.is_terminal else PlainLines(episodes)
+        self.bar = None if self.plain else Progress(
+            TextColumn("episodes"), MofNCompleteColumn(), BarColumn(),
+            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[last]}"), TimeRemainingColumn(),
+            console=console)
+        self.task = None if self.bar is None else self.bar.add_task("train", total=episodes, rate="", last="")
+
+    def __enter__(self) -> "_TrainingProgress":
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        else:
+            self.plain.flush()
+
+    def __call__(self, done: int, total: int, row: dict | None) -> None:
+        fields = {}
+        if row is not None:
+            fields["rate"] = f"{done / max(row['seconds'], 1e-9):,.0f} episodes/s"
+            fields["last"] = (f"vs random {row['win_rate_random']:.1%} · vs expert "
+                              f"{row['win_rate_expert']:.1%} · {row['states_known']:,} states")
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, **fields)
+        elif row is not None:
+            self.plain.add(done, f"episodes {done:,}/{total:,}  {fields['rate']}  {fields['last']}  "
+                                 f"{row['seconds']:.1f} s")
+
+
+def run(args) -> int:
     from fitness.nim import agent, play, wilson_interval
     import dataclasses
     import json
 
     from fitness.nim.rl import parse_mix, save_agent, train, winning_moves, write_curve
 
-    from ..rundir import package_versions
+    from ..records.rundir import package_versions
 
     if args.episodes < 1:
         raise UserError(f"--episodes must be >= 1, got {args.episodes}")
@@ -82,23 +120,8 @@ def run(args) -> int:
     console.print(f"[bold]train-rl[/bold] {args.method} · {rules.describe()} · {args.episodes:,} episodes · "
                   f"opponents {opponents} · seed {args.seed}", soft_wrap=True)
 
-    with Progress(
-        TextColumn("episodes"), MofNCompleteColumn(), BarColumn(),
-        TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[last]}"), TimeRemainingColumn(),
-        console=console,
-    ) as bar:
-        task = bar.add_task("train", total=args.episodes, rate="", last="")
-
-        def progress(done: int, total: int, row: dict | None) -> None:
-            fields = {}
-            if row is not None:
-                fields["rate"] = f"{done / max(row['seconds'], 1e-9):,.0f} episodes/s"
-                fields["last"] = (f"vs random {row['win_rate_random']:.1%} · vs expert "
-                                  f"{row['win_rate_expert']:.1%} · {row['states_known']:,} states")
-            bar.update(task, completed=done, **fields)
-
+    with _TrainingProgress(args.episodes) as progress:
         result = train(rules, mix, args.episodes, args.seed, hp, eval_every, args.eval_games, progress=progress)
-
     save_agent(out, result)
     write_curve(curve_path, result.curve, {
         "evo.method": args.method, "evo.rules": rules.describe(), "evo.seed": str(args.seed),

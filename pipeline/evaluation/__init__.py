@@ -18,9 +18,10 @@ from typing import Any
 from .core import Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
+from .ray_gcs import ClusterLost
 
-__all__ = ["ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "make_evaluator",
-           "LocalEvaluator"]
+__all__ = ["ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
+           "make_evaluator", "LocalEvaluator"]
 
 
 def make_evaluator(
@@ -35,81 +36,65 @@ def make_evaluator(
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     expected_batches: int | None = None,
     code: bytes | None = None,
+    wait_for_all: bool = False,
     **ray_options: Any,
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
 
-    `workers="auto"`: one actor per CPU of the cluster (or of this machine).
+    `workers="auto"`: one actor per CPU of the cluster (or of this machine);
     `address=None` starts an embedded Ray (loopback, CPUs for `workers` actors) that
     `close()` shuts down, unless RAY_ADDRESS names a cluster (a Ray Job's driver);
     "auto", "host:port" or "ray://host:port" joins a cluster that is left running,
     within `connect_timeout` seconds (else `ClusterUnreachable`, one line).
     A Ray already initialised in this process is reused as is.
     `chunk_size=None` gives each worker one chunk per batch (calls are few).
-    `max_retries` is how many times one chunk may fail (actor death or
-    `chunk_timeout` seconds without a result) before `EvaluationError`.
-    `start_timeout`: seconds the pool may wait for actors to be scheduled.
+    `max_retries`: failures of one chunk (actor death, or `chunk_timeout` s
+    without a result) before `EvaluationError`; `start_timeout`: seconds the
+    pool may wait for actors to be scheduled.
     `ray_options` go to the actors (`num_cpus`, `resources`, `runtime_env`, ...).
     `expected_batches` (a run's generations): for an embedded Ray, evaluate
     in-process and start Ray only if the rest of the run is long enough for
     it to pay, handing over once the actors are ready (`HandoverEvaluator`).
-    `code`: a zip of the spec's own modules (`pipeline.plugins.code_bundle`),
-    unpacked on each actor before it builds the task.
+    `code`: a zip of the spec's own modules, unpacked on each actor before it
+    builds the task. `wait_for_all`: return once every actor is ready (default:
+    once the first is; the others join as they come up).
     """
     if workers == "auto":
-        return _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout,
-                           connect_timeout, expected_batches, code, ray_options)
+        workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1))
     if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
         raise ValueError(
             f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
         )
     if workers == 0:
         return LocalEvaluator(task_spec)
+    cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
+    pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
+                        start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, **ray_options)
     if expected_batches is not None and cluster_address(address) is None and not _ray_initialized():
         from .handover import HandoverEvaluator
-
-        cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
 
         def start_pool() -> Evaluator:
             from .ray_pool import RayEvaluator
 
-            return RayEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries,
-                                chunk_timeout=chunk_timeout, start_timeout=start_timeout, owns_ray=True,
-                                code=code, **ray_options)
+            return RayEvaluator(task_spec, workers, owns_ray=True, **pool_options)
 
         return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
                                  start_ray=lambda: connect(None, cpus, connect_timeout))
-    started = connect(address, math.ceil(workers * ray_options.get("num_cpus", 1)), connect_timeout)
+    started = connect(address, cpus, connect_timeout)
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 
-    return RayEvaluator(
-        task_spec,
-        workers,
-        chunk_size=chunk_size,
-        max_retries=max_retries,
-        chunk_timeout=chunk_timeout,
-        start_timeout=start_timeout,
-        owns_ray=started,
-        code=code,
-        **ray_options,
-    )
+    return RayEvaluator(task_spec, workers, owns_ray=started, **pool_options)
 
 
 def _ray_initialized() -> bool:
     return "ray" in sys.modules and sys.modules["ray"].is_initialized()
 
 
-def _auto_sized(task_spec, address, chunk_size, max_retries, chunk_timeout, start_timeout, connect_timeout,
-                expected_batches, code, ray_options) -> Evaluator:
+def _auto_workers(address: str | None, connect_timeout: float, per_actor: float) -> int:
     """`workers="auto"`: every CPU of the cluster joined, or of this machine for an embedded Ray."""
-    per_actor = ray_options.get("num_cpus", 1)
     if cluster_address(address) is None and not _ray_initialized():
-        workers = max(1, int((os.cpu_count() or 1) // per_actor))
-    else:
-        connect(address, 1, connect_timeout)
-        import ray
+        return max(1, int((os.cpu_count() or 1) // per_actor))
+    connect(address, 1, connect_timeout)
+    import ray
 
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1) // per_actor))
-    return make_evaluator(task_spec, workers, address, chunk_size, max_retries, chunk_timeout=chunk_timeout,
-                          start_timeout=start_timeout, connect_timeout=connect_timeout,
-                          expected_batches=expected_batches, code=code, **ray_options)
+    return max(1, int(ray.cluster_resources().get("CPU", 1) // per_actor))

@@ -5,6 +5,7 @@ Kept free of Ray so the in-process back end (tests, debugging) never imports it.
 
 from __future__ import annotations
 
+import json
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -32,13 +33,29 @@ class Evaluated:
 
 
 class Evaluator(ABC):
-    """Scores batches of plain-data genomes; `close()` (or `with`) frees its workers."""
+    """Scores batches of plain-data genomes; `close()` (or `with`) frees its workers.
+
+    Blocking (`evaluate`) or in flight: `submit` returns a ticket at once and
+    `wait` gives the results of finished tickets, so an asynchronous algorithm
+    keeps every worker busy. `task_spec` scores with another task than the
+    run's (the final verdict's larger sample), built once where it runs.
+    """
 
     workers: int
 
     @abstractmethod
-    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
-        """Score `genomes[i]` with randomness drawn only from `seeds[i]`."""
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
+        """Start scoring `genomes[i]` with randomness drawn only from `seeds[i]`; returns a ticket."""
+
+    @abstractmethod
+    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
+        """Results of finished tickets among `tickets`: at least one (all of them with `every`),
+        unless `timeout` seconds pass first. Each result is handed out once."""
+
+    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> Evaluated:
+        """Score a batch and wait for it."""
+        ticket = self.submit(genomes, seeds, task_spec)
+        return self.wait([ticket], every=True)[ticket]
 
     @abstractmethod
     def close(self) -> None:
@@ -49,6 +66,28 @@ class Evaluator(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def check_batch(genomes: Sequence[Any], seeds: Sequence[int]) -> None:
+    if len(genomes) != len(seeds):
+        raise ValueError(f"{len(genomes)} genomes but {len(seeds)} seeds")
+
+
+class TaskCache:
+    """The run's task, and any other task asked for by spec, each built once (here or on an actor)."""
+
+    def __init__(self, task_spec: dict, build: Any) -> None:
+        self._build = build
+        self.task = build(task_spec)
+        self._others: dict[str, Any] = {}
+
+    def get(self, task_spec: dict | None) -> Any:
+        if task_spec is None:
+            return self.task
+        key = json.dumps(task_spec, sort_keys=True)
+        if key not in self._others:
+            self._others[key] = self._build(task_spec)
+        return self._others[key]
 
 
 def evaluation_seeds(run_seed: int, generation: int, n: int) -> list[int]:
@@ -98,3 +137,22 @@ def one_line(error: BaseException) -> str:
     """`Type: first line of the message`, for one-line error reports."""
     message = str(error).strip().splitlines()
     return f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
+
+
+def merge_chunks(results: Sequence[tuple[dict, float, str]], bounds: Sequence[tuple[int, int]],
+                 failures: int) -> Evaluated:
+    """One batch's result from its chunks' (columns, seconds, worker label), in chunk order."""
+    parts: list[Columns] = []
+    seconds: list[np.ndarray] = []
+    workers: list[str] = []
+    for chunk, (columns, elapsed, label) in enumerate(results):
+        start, stop = bounds[chunk]
+        where = f"chunk {chunk + 1} of {len(bounds)} (genomes {start}-{stop - 1})"
+        parts.append(checked_columns(columns, stop - start, where))
+        seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
+        workers += [label] * (stop - start)
+    names = list(parts[0])
+    if any(list(part) != names for part in parts):
+        raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
+    columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
+    return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)

@@ -15,6 +15,7 @@ genomes), so the log is the same either way, except the `worker` column.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from typing import Any, Callable, Sequence
@@ -49,18 +50,43 @@ class HandoverEvaluator(Evaluator):
         self._local_seconds = 0.0  # evaluation done in-process so far
         self._starter: threading.Thread | None = None
         self._closed = False
+        self._tickets = itertools.count()
+        self._routes: dict[int, tuple[Evaluator, int]] = {}  # ticket -> (back end, its ticket)
 
-    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
+    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> Evaluated:
+        ticket = self.submit(genomes, seeds, task_spec)
+        return self.wait([ticket], every=True)[ticket]
+
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
         if self._closed:
             raise RuntimeError("evaluator is closed")
-        if self._remaining is not None:
+        if self._remaining is not None and task_spec is None:
             self._remaining -= 1
+        ticket = next(self._tickets)
         if self.pool is not None:
-            return self.pool.evaluate(genomes, seeds)
+            self._routes[ticket] = (self.pool, self.pool.submit(genomes, seeds, task_spec))
+            return ticket
         started = time.perf_counter()
-        scored = self.local.evaluate(genomes, seeds)
-        self._maybe_start(time.perf_counter() - started)
-        return scored
+        self._routes[ticket] = (self.local, self.local.submit(genomes, seeds, task_spec))
+        if task_spec is None:
+            self._maybe_start(time.perf_counter() - started)
+        return ticket
+
+    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
+        """Local tickets are done already; the pool's are waited for there."""
+        done = {}
+        for ticket in tickets:
+            backend, inner = self._routes[ticket]
+            if backend is self.local:
+                done[ticket] = self.local.wait([inner])[inner]
+        pooled = {self._routes[t][1]: t for t in tickets if t not in done}
+        if pooled and (every or not done):
+            assert self.pool is not None
+            for inner, result in self.pool.wait(list(pooled), every, timeout).items():
+                done[pooled[inner]] = result
+        for ticket in done:
+            del self._routes[ticket]
+        return done
 
     def _maybe_start(self, batch_seconds: float) -> None:
         """After a local batch: start the pool in the background if the rest of the run is long."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any, Sequence
 
@@ -9,25 +10,41 @@ import numpy as np
 
 from fitness.tasks import build_task
 
-from .core import Evaluated, EvaluationError, Evaluator, checked_columns, one_line
+from .core import Evaluated, EvaluationError, Evaluator, TaskCache, check_batch, checked_columns, one_line
 
 
 class LocalEvaluator(Evaluator):
-    """Scores each batch with one call of a task built once in this process."""
+    """Scores each batch with one call of a task built once in this process.
+
+    `submit` scores at once, so results come back in submission order: an
+    asynchronous algorithm on workers = 0 is deterministic."""
 
     workers = 0
 
     def __init__(self, task_spec: dict) -> None:
-        self.task = build_task(task_spec)
+        self.tasks = TaskCache(task_spec, build_task)
+        self._tickets = itertools.count()
+        self._done: dict[int, Evaluated] = {}
 
-    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
-        if len(genomes) != len(seeds):
-            raise ValueError(f"{len(genomes)} genomes but {len(seeds)} seeds")
+    @property
+    def task(self) -> Any:
+        return self.tasks.task
+
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
+        ticket = next(self._tickets)
+        self._done[ticket] = self._score(genomes, seeds, task_spec)
+        return ticket
+
+    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
+        return {t: self._done.pop(t) for t in tickets if t in self._done}
+
+    def _score(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None) -> Evaluated:
+        check_batch(genomes, seeds)
         n = len(genomes)
         where = f"genomes 0-{n - 1} (local)"
         start = time.perf_counter()
         try:
-            columns = self.task.evaluate(list(genomes), list(seeds))
+            columns = self.tasks.get(task_spec).evaluate(list(genomes), list(seeds))
         except Exception as error:
             raise EvaluationError(f"{where}: {one_line(error)}") from error
         seconds = time.perf_counter() - start

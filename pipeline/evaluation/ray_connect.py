@@ -6,10 +6,15 @@ keeps a driver from rewriting a loopback cluster address into the machine's
 outward address. We set it (unless the user did) before our first import of
 Ray when we start an embedded instance or join a cluster on loopback.
 
-Since Ray 2.60 `ray start --head` turns token authentication on. Ray itself
-picks the token up only for `address="auto"`; for an explicit address we do
-what Ray documents for drivers: token mode, with the token from
-`RAY_AUTH_TOKEN`, `RAY_AUTH_TOKEN_PATH` or `~/.ray/auth_token`.
+Since Ray 2.60 `ray start --head` turns token authentication on when it
+finds a token, and a cluster may run with or without it. A driver must use the
+cluster's mode: in token mode against a cluster without authentication every
+actor dies, and Ray says why only in its driver log. So before `ray.init` we
+ask the GCS (`ray_gcs.gcs_answer`) and set RAY_AUTH_MODE to what it uses (the
+token then comes from `RAY_AUTH_TOKEN`, `RAY_AUTH_TOKEN_PATH` or
+`~/.ray/auth_token`, as Ray documents); a mode the user set that the cluster
+does not use is refused in one line. A GCS that cannot be asked (TLS, Ray
+Client) leaves Ray's own rule: token mode when a token is at hand.
 
 A wrong address makes `ray.init` retry for minutes, so joining a cluster has a
 deadline: the address must answer a TCP connection, then `ray.init` must
@@ -92,7 +97,7 @@ def connect(address: str | None, num_cpus: int, timeout: float = DEFAULT_CONNECT
     deadline = time.monotonic() + timeout
     if host is not None:
         _check_reachable(address, host, port, timeout)
-    _use_token_if_available()
+    _use_cluster_auth_mode(address, _gcs_of(address, host, port), timeout)
     _init_within(ray, address, deadline, timeout)
     return True
 
@@ -134,13 +139,41 @@ def _check_reachable(address: str, host: str, port: int | None, timeout: float) 
         raise ClusterUnreachable(f"cannot reach the Ray cluster at {address} ({reason}): {_WHERE}") from None
 
 
-def _use_token_if_available() -> None:
-    """Token mode when the user did not choose a mode and a token is at hand, as Ray does for "auto"."""
-    if AUTH_MODE_ENV in os.environ:
-        return
+def _use_cluster_auth_mode(address: str, gcs: str | None, timeout: float) -> None:
+    """Set RAY_AUTH_MODE to what the cluster at `gcs` uses; refuse a mode set by the user that it does not."""
+    from .ray_gcs import OPEN, TOKEN, gcs_answer
+
+    cluster = gcs_answer(gcs, min(timeout, 10.0)) if gcs else None
+    chosen = os.environ.get(AUTH_MODE_ENV, "").lower() or None
+    if cluster is None:  # cannot tell: Ray's rule, token mode when a token is at hand
+        if chosen is None and _token_at_hand():
+            _set_auth_mode(TOKEN)
+    elif chosen is None:
+        _set_auth_mode(cluster)
+    elif chosen in (OPEN, TOKEN) and chosen != cluster:
+        uses = "uses token authentication" if cluster == TOKEN else "runs without authentication"
+        raise ClusterUnreachable(f"the Ray cluster at {address} {uses} but {AUTH_MODE_ENV}={chosen} here: "
+                                 f"unset {AUTH_MODE_ENV} (evo then uses the cluster's mode)")
+
+
+def _gcs_of(address: str, host: str | None, port: int | None) -> str | None:
+    """host:port of the cluster's GCS ("auto": RAY_ADDRESS, else this machine's); None for Ray Client
+    or when unsure."""
+    if address.startswith("ray://"):
+        return None
+    if host is not None:
+        return f"{host}:{port}"
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+
+        return canonicalize_bootstrap_address(address)
+    except Exception:  # noqa: BLE001 - a private Ray helper: any failure means "cannot tell"
+        return None
+
+
+def _token_at_hand() -> bool:
     path = os.environ.get("RAY_AUTH_TOKEN_PATH")
-    if os.environ.get("RAY_AUTH_TOKEN") or Path(path or Path.home() / ".ray" / "auth_token").is_file():
-        _set_auth_mode("token")
+    return bool(os.environ.get("RAY_AUTH_TOKEN")) or Path(path or Path.home() / ".ray" / "auth_token").is_file()
 
 
 def _set_auth_mode(mode: str) -> None:

@@ -3,31 +3,38 @@
 Import this only after `ray_connect.connect()` (it imports Ray, and the
 loopback setting must be in place first).
 
-Each actor builds the task once (`setup`), then scores chunks. Up to
-`IN_FLIGHT_PER_ACTOR` chunks are queued on an actor, so it never idles while
-the driver collects a result. A failed actor (crash, `ray.kill`, lost node,
-chunk timeout) is killed and replaced; the chunk it was running counts one
-attempt and, like any chunk queued behind it, goes back to the queue for a
-live actor. Results are placed by chunk index, so their order and values never
-depend on which actor ran what.
+Each actor builds the task once (`setup`), then scores chunks. Work starts
+as soon as the first actor is ready; the others join as they come up. Any
+number of batches may be in flight (`submit`); their chunks queue in
+submission order and up to `IN_FLIGHT_PER_ACTOR` sit on an actor, so it never
+idles while the driver collects a result. A failed actor (crash, `ray.kill`,
+lost node, chunk timeout) is killed and replaced; the chunk it was running
+counts one attempt and, like any chunk queued behind it, goes back to the
+front of the queue for a live actor. Results are placed by chunk index, so
+their order and values never depend on which actor ran what. An actor that
+cannot start says why (`ray_errors`); a head or GCS gone silent raises
+`ClusterLost` (`ray_gcs`) before Ray would end the process.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import deque
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import numpy as np
 import ray
 from ray.exceptions import RayError, RayTaskError
 
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
-from .core import (Evaluated, EvaluationError, Evaluator, auto_chunk_size, checked_columns, chunk_bounds,
-                   one_line)
+from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+                   merge_chunks, one_line)
+from .ray_errors import death_reason
+from .ray_gcs import GcsWatch, current_gcs
 from .transport import pack, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
@@ -36,6 +43,7 @@ from .transport import pack, unpack
 CHUNKS_PER_WORKER = 1
 IN_FLIGHT_PER_ACTOR = 2  # with small chunks: one running, one queued behind it
 POLL_SECONDS = 0.5  # how often timeouts are checked while waiting
+Slot = tuple[Any, int, Any]  # an actor's handle, number and setup ref (`RayEvaluator.slots`)
 DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
 
 
@@ -45,12 +53,12 @@ class _TaskActor:
     def setup(self, task_spec: dict, code: bytes | None = None) -> tuple[str, str]:
         if code is not None:  # the spec's own modules, zipped by the driver
             install_bundle(code)
-        self.task = build_task(task_spec)
+        self.tasks = TaskCache(task_spec, build_task)
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
-    def evaluate(self, packed: tuple, seeds: list[int]) -> tuple[dict, float]:
+    def evaluate(self, packed: tuple, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
         start = time.perf_counter()
-        columns = self.task.evaluate(unpack(packed), seeds)
+        columns = self.tasks.get(task_spec).evaluate(unpack(packed), seeds)
         return columns, time.perf_counter() - start
 
 
@@ -63,22 +71,25 @@ class _Actor:
     label: str = ""  # set once the task is built: "actor-3@127.0.0.1/1a2b3c4d"
     running: deque = field(default_factory=deque)  # refs, in submission (= execution) order
     busy_since: float = 0.0  # when its oldest running chunk could start
+    setup: Any = None  # the ref of its setup call (ready once it resolves)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Batch:
+    ticket: int
     genomes: Sequence[Any]
     seeds: Sequence[int]
     bounds: list[tuple[int, int]]
-    pending: deque = field(init=False)
+    task_spec: dict | None
+    failures_before: int  # the pool's failure count when the batch was submitted
     attempts: list[int] = field(init=False)
     results: list[tuple[dict, float, str] | None] = field(init=False)
-    running: dict = field(default_factory=dict)  # ref -> (chunk, actor)
+    remaining: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.pending = deque(range(len(self.bounds)))
         self.attempts = [0] * len(self.bounds)
         self.results = [None] * len(self.bounds)
+        self.remaining = len(self.bounds)
 
     def describe(self, chunk: int) -> str:
         start, stop = self.bounds[chunk]
@@ -88,24 +99,17 @@ class _Batch:
 class RayEvaluator(Evaluator):
     """A pool of `workers` Ray actors holding the task; see the module docstring."""
 
-    def __init__(
-        self,
-        task_spec: dict,
-        workers: int,
-        *,
-        chunk_size: int | None = None,
-        max_retries: int = 3,
-        chunk_timeout: float | None = None,
-        start_timeout: float = 120.0,
-        owns_ray: bool = False,
-        code: bytes | None = None,
-        **actor_options: Any,
-    ) -> None:
+    def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
+                 chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
+                 code: bytes | None = None, wait_for_all: bool = False, **actor_options: Any) -> None:
         self.workers = workers
         self.chunk_size = chunk_size
         self.max_retries = max_retries
         self.chunk_timeout = chunk_timeout
         self.start_timeout = start_timeout
+        self.started = time.monotonic()
+        self.first_ready: float | None = None  # seconds from start to the first ready actor
+        self.all_ready: float | None = None  # ... and to the last
         self._task_spec = dict(task_spec)
         self._code = None if code is None else ray.put(code)  # one copy in the object store, not one per actor
         self._owns_ray = owns_ray
@@ -113,58 +117,95 @@ class RayEvaluator(Evaluator):
         self._remote = ray.remote(_TaskActor).options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
+        self._queue: deque[tuple[_Batch, int]] = deque()  # chunks waiting for an actor
+        self._running: dict[Any, tuple[_Batch, int, _Actor]] = {}  # chunk ref -> where it runs
+        self._done: dict[int, Evaluated] = {}
+        self._tickets = itertools.count()
         self._numbers = 0
         self._failures = 0
         self._closed = False
+        self._watch = GcsWatch(current_gcs())  # a lost head or GCS: ClusterLost, not Ray's 60 s exit
         try:
             for _ in range(workers):
                 self._spawn()
-            self._wait_until_ready()
+            while not any(actor.label for actor in self._pool):  # work starts with the first ready actor
+                self._pump(POLL_SECONDS)
+            if wait_for_all:
+                self.wait_until_ready()
         except BaseException:
             self.close()
             raise
+
+    def wait_until_ready(self) -> None:
+        """Block until every actor has built its task (runs need not: work starts on the first)."""
+        while self._setups:
+            self._pump(POLL_SECONDS)
 
     @property
     def actors(self) -> list[Any]:
         """Handles of the pool's current actors (replacements included)."""
         return [actor.handle for actor in self._pool]
 
-    def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> Evaluated:
+    def slots(self) -> list[Slot]:
+        """(handle, number, setup ref) of every current actor, for another dispatcher to use
+        (the island model's, `island_dispatch.py`)."""
+        return [(actor.handle, actor.number, actor.setup) for actor in self._pool]
+
+    def replace(self, number: int, cause: str) -> None:
+        """Kill and replace actor `number`, found dead by another dispatcher, if still here."""
+        self._poll_setups()  # an actor that got ready and died later is no failed start
+        for actor in list(self._pool):
+            if actor.number == number:
+                self._replace(actor, cause)
+
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
         if self._closed:
             raise RuntimeError("evaluator is closed")
-        if len(genomes) != len(seeds):
-            raise ValueError(f"{len(genomes)} genomes but {len(seeds)} seeds")
+        check_batch(genomes, seeds)
+        self._poll_setups()  # replacements that got ready since the last call join in from the start
         size = self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
-        batch = _Batch(genomes, seeds, chunk_bounds(len(genomes), size))
-        failures_before = self._failures
-        if self._setups:  # replacements that got ready since the last call join in from the start
+        batch = _Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
+                       self._failures)
+        self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
+        self._dispatch()
+        return batch.ticket
+
+    def _poll_setups(self) -> None:
+        if self._setups:
             for ref in ray.wait(list(self._setups), num_returns=len(self._setups), timeout=0)[0]:
                 self._finish_setup(ref)
+
+    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
+        if self._closed:
+            raise RuntimeError("evaluator is closed")
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while batch.pending or batch.running:
-                self._dispatch(batch)
-                ready, _ = ray.wait([*batch.running, *self._setups], num_returns=1, timeout=self._wait_seconds())
-                for ref in ready:
-                    if ref in self._setups:
-                        self._finish_setup(ref)
-                    else:
-                        self._finish_chunk(batch, ref)
-                self._check_timeouts(batch)
-        finally:  # after an error, chunks of this batch still queued on actors are forgotten
+            while True:
+                ready = [t for t in tickets if t in self._done]
+                left = None if deadline is None else deadline - time.monotonic()
+                if (ready and (not every or len(ready) == len(tickets))) or (left is not None and left <= 0):
+                    return {t: self._done.pop(t) for t in ready}
+                self._pump(POLL_SECONDS if left is None else min(POLL_SECONDS, left))
+        except BaseException:  # the batches in flight are forgotten; the actors stay for the next call
+            self._queue.clear()
+            self._running.clear()
             for actor in self._pool:
                 actor.running.clear()
-        return self._merge(batch, self._failures - failures_before)
+            raise
 
     def close(self) -> None:
-        """Kill the actors; shut Ray down if `make_evaluator` started it."""
+        """Kill the actors; shut Ray down if `make_evaluator` started it, or if the cluster is lost
+        (its connection is dead, and Ray would end this process)."""
         if self._closed:
             return
         self._closed = True
-        for actor in self._pool:
-            ray.kill(actor.handle)
+        if not self._watch.lost:
+            for actor in self._pool:
+                with suppress(RayError):  # a handle from a Ray session gone by: nothing left to kill
+                    ray.kill(actor.handle)
         self._pool.clear()
         self._setups.clear()
-        if self._owns_ray:
+        if self._owns_ray or self._watch.lost:
             ray.shutdown()
 
     # -- the pool -----------------------------------------------------------
@@ -173,7 +214,8 @@ class RayEvaluator(Evaluator):
         self._numbers += 1
         actor = _Actor(self._remote.remote(), self._numbers, time.monotonic(), start_failures)
         self._pool.append(actor)
-        self._setups[actor.handle.setup.remote(self._task_spec, self._code)] = actor
+        actor.setup = actor.handle.setup.remote(self._task_spec, self._code)
+        self._setups[actor.setup] = actor
 
     def _replace(self, actor: _Actor, cause: str) -> None:
         """Kill `actor` (it may be alive but stuck) and start a successor."""
@@ -182,15 +224,8 @@ class RayEvaluator(Evaluator):
         ray.kill(actor.handle)
         failed_starts = 0 if actor.label else actor.start_failures + 1
         if failed_starts >= self.max_retries:
-            raise EvaluationError(f"actor-{actor.number} failed to start {failed_starts} times; last cause: {cause}")
+            raise EvaluationError(f"actor-{actor.number} could not start ({failed_starts} attempts): {cause}")
         self._spawn(failed_starts)
-
-    def _wait_until_ready(self) -> None:
-        while self._setups:
-            ready, _ = ray.wait(list(self._setups), num_returns=1, timeout=POLL_SECONDS)
-            for ref in ready:
-                self._finish_setup(ref)
-            self._check_start_timeout(require_all=True)
 
     def _finish_setup(self, ref: Any) -> None:
         actor = self._setups.pop(ref)
@@ -200,13 +235,20 @@ class RayEvaluator(Evaluator):
             cause = error.cause
             raise EvaluationError(f"building the task on actor-{actor.number}: {one_line(cause)}") from cause
         except RayError as error:
-            self._replace(actor, one_line(error))
+            reason, final = death_reason(error)
+            if final:
+                raise EvaluationError(f"actor-{actor.number} could not start: {reason}") from None
+            self._replace(actor, reason)
             return
         actor.label = f"actor-{actor.number}@{ip}/{node[:8]}"
+        now = time.monotonic() - self.started
+        self.first_ready = self.first_ready if self.first_ready is not None else now
+        if not self._setups and all(a.label for a in self._pool):
+            self.all_ready = self.all_ready if self.all_ready is not None else now
 
-    def _check_start_timeout(self, require_all: bool) -> None:
-        """Fail if actors stay unscheduled too long (all of them needed, or none ready)."""
-        if not require_all and any(actor.label for actor in self._pool):
+    def _check_start_timeout(self) -> None:
+        """Fail if no actor is ready and one has waited longer than `start_timeout`."""
+        if any(actor.label for actor in self._pool):
             return
         now = time.monotonic()
         late = [actor for actor in self._setups.values() if now - actor.created > self.start_timeout]
@@ -217,77 +259,83 @@ class RayEvaluator(Evaluator):
                 f"({self._actor_options['num_cpus']} CPU each)?"
             )
 
-    # -- one batch ----------------------------------------------------------
+    # -- scheduling ---------------------------------------------------------
 
-    def _dispatch(self, batch: _Batch) -> None:
-        """Queue pending chunks on ready actors, round-robin, up to IN_FLIGHT_PER_ACTOR each."""
+    def _pump(self, timeout: float) -> None:
+        """Dispatch, wait for one result or ready actor (at most `timeout` s), handle what came."""
+        self._dispatch()
+        waiting = [*self._running, *self._setups]
+        if waiting:
+            ready, _ = ray.wait(waiting, num_returns=1, timeout=self._wait_seconds(timeout))
+            for ref in ready:
+                if ref in self._setups:
+                    self._finish_setup(ref)
+                elif ref in self._running:
+                    self._finish_chunk(ref)
+        self._check_timeouts()
+        self._watch.check()
+
+    def _dispatch(self) -> None:
+        """Queue waiting chunks on ready actors, round-robin, up to IN_FLIGHT_PER_ACTOR each."""
         for depth in range(IN_FLIGHT_PER_ACTOR):
             for actor in self._pool:
-                if not batch.pending:
+                if not self._queue:
                     return
                 if actor.label and len(actor.running) <= depth:
-                    chunk = batch.pending.popleft()
+                    batch, chunk = self._queue.popleft()
                     start, stop = batch.bounds[chunk]
-                    ref = actor.handle.evaluate.remote(pack(batch.genomes[start:stop]), list(batch.seeds[start:stop]))
+                    ref = actor.handle.evaluate.remote(pack(batch.genomes[start:stop]),
+                                                       list(batch.seeds[start:stop]), batch.task_spec)
                     if not actor.running:
                         actor.busy_since = time.monotonic()
                     actor.running.append(ref)
-                    batch.running[ref] = (chunk, actor)
+                    self._running[ref] = (batch, chunk, actor)
 
-    def _finish_chunk(self, batch: _Batch, ref: Any) -> None:
-        chunk, actor = batch.running[ref]
+    def _finish_chunk(self, ref: Any) -> None:
+        batch, chunk, actor = self._running[ref]
         try:
             columns, seconds = ray.get(ref)
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {actor.label}: {one_line(error.cause)}") from error.cause
         except RayError as error:
-            self._fail(batch, actor, one_line(error))
+            self._fail(actor, death_reason(error)[0])
             return
-        del batch.running[ref]
+        del self._running[ref]
         actor.running.remove(ref)
         actor.busy_since = time.monotonic()
         batch.results[chunk] = (columns, seconds, actor.label)
+        batch.remaining -= 1
+        if batch.remaining == 0:
+            self._done[batch.ticket] = _merge(batch, self._failures - batch.failures_before)
 
-    def _fail(self, batch: _Batch, actor: _Actor, cause: str) -> None:
+    def _fail(self, actor: _Actor, cause: str) -> None:
         """Requeue every chunk on a failed actor; the one it was running counts an attempt."""
-        chunks = [batch.running.pop(ref)[0] for ref in actor.running]
-        culprit = chunks[0]
+        chunks = [self._running.pop(ref)[:2] for ref in actor.running]
+        batch, culprit = chunks[0]
         batch.attempts[culprit] += 1
         if batch.attempts[culprit] >= self.max_retries:
             self._replace(actor, cause)
             raise EvaluationError(
                 f"{batch.describe(culprit)} failed {batch.attempts[culprit]} attempts; last cause: {cause}"
             )
-        batch.pending.extendleft(reversed(chunks))
+        self._queue.extendleft(reversed(chunks))
         self._replace(actor, cause)
 
-    def _wait_seconds(self) -> float:
-        """How long to wait for a result: until the next chunk deadline, at most POLL_SECONDS."""
+    def _wait_seconds(self, timeout: float) -> float:
+        """How long to wait for a result: until the next chunk deadline, at most `timeout`."""
         if self.chunk_timeout is None:
-            return POLL_SECONDS
+            return timeout
         deadlines = [actor.busy_since + self.chunk_timeout for actor in self._pool if actor.running]
-        return min([POLL_SECONDS, *(max(0.0, d - time.monotonic()) for d in deadlines)])
+        return min([timeout, *(max(0.0, d - time.monotonic()) for d in deadlines)])
 
-    def _check_timeouts(self, batch: _Batch) -> None:
-        now = time.monotonic()
+    def _check_timeouts(self) -> None:
         if self.chunk_timeout is not None:
+            now = time.monotonic()
             for actor in list(self._pool):
                 if actor.running and now - actor.busy_since > self.chunk_timeout:
-                    self._fail(batch, actor, f"no result within the chunk timeout of {self.chunk_timeout:g} s")
-        if batch.pending:
-            self._check_start_timeout(require_all=False)
+                    self._fail(actor, f"no result within the chunk timeout of {self.chunk_timeout:g} s")
+        self._check_start_timeout()
 
-    def _merge(self, batch: _Batch, failures: int) -> Evaluated:
-        parts: list[dict] = []
-        seconds: list[np.ndarray] = []
-        workers: list[str] = []
-        for chunk, (columns, elapsed, label) in enumerate(batch.results):
-            start, stop = batch.bounds[chunk]
-            parts.append(checked_columns(columns, stop - start, batch.describe(chunk)))
-            seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
-            workers += [label] * (stop - start)
-        names = list(parts[0])
-        if any(list(part) != names for part in parts):
-            raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
-        columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
-        return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)
+
+def _merge(batch: _Batch, failures: int) -> Evaluated:
+    return merge_chunks(batch.results, batch.bounds, failures)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fitness.atomic import atomic_write_text
 
-from ..rundir import RunDir
+from ..records.rundir import RunDir
 from .common import RunLogs, load_run
 from .compare import write_comparison
 from .figures import run_figures, save

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from ..rundir import RunDir  # noqa: E402
+from ..records.rundir import RunDir  # noqa: E402
 
 __all__ = ["RunLogs", "load_run", "objective_names", "is_rate", "generation_axis", "value_axis", "band",
            "constant_objectives", "DIVERSITY", "USER_KIND_DIVERSITY"]

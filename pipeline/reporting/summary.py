@@ -9,6 +9,7 @@ generation, which may come from different individuals.
 from __future__ import annotations
 
 import html
+import numbers
 from typing import Any
 
 from .common import DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, constant_objectives
@@ -19,12 +20,18 @@ Block = tuple  # ("p", text) | ("ul", [text]) | ("table", header, rows) | ("code
 
 
 def fmt(value: Any) -> str:
+    """One way per number, whatever its type: whole numbers with thousands separators (an
+    int from best.json and the same float from generations.parquet read alike), large
+    fractions to one decimal, small ones to four significant digits."""
     if isinstance(value, bool) or value is None:
         return str(value)
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, int):
-        return f"{value:,}"
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:,.1f}" if abs(value) >= 1000 else f"{value:.4g}"
     return str(value)
 
 
@@ -51,7 +58,7 @@ def _best_table(run: RunLogs) -> list[Block]:
     header += ["population best, last gen ¹", "population mean, last gen"]
     rows = []
     for name in run.objectives:
-        value = own.get(name, top.get("fitness", [None])[0] if name == "fitness" else None)
+        value = _objective(top, name)
         row = [name, fmt(value) if value is not None else "–"]
         if intervals:
             row.append(" – ".join(fmt(v) for v in intervals[name]) if name in intervals else "")
@@ -73,6 +80,48 @@ def _best_table(run: RunLogs) -> list[Block]:
     return blocks
 
 
+HALL_OF_FAME_ROWS = 5
+
+
+def _objective(entry: dict, name: str) -> Any:
+    """An entry's own figure for an objective column (`fitness` is its first fitness value)."""
+    own = entry.get("objectives", {})
+    return own.get(name, entry.get("fitness", [None])[0] if name == "fitness" else None)
+
+
+def _hall_of_fame(run: RunLogs) -> list[Block]:
+    """The hall of fame, each genome once (identical genomes under other ids counted)."""
+    from ..hall_of_fame import distinct_entries
+
+    hall = run.best["hall_of_fame"]
+    entries = distinct_entries(hall)
+    header = ["rank", "id", "born", *run.objectives, "identical copies"]
+    rows = []
+    for rank, (entry, copies) in enumerate(entries[:HALL_OF_FAME_ROWS]):
+        value = [_objective(entry, name) for name in run.objectives]
+        rows.append([str(rank), str(entry["id"]), str(entry["generation"]),
+                     *(fmt(v) if v is not None else "–" for v in value),
+                     f"{len(copies)} (ids {', '.join(map(str, copies))})" if copies else "–"])
+    shown = f"; the first {HALL_OF_FAME_ROWS} shown" if len(entries) > HALL_OF_FAME_ROWS else ""
+    return [("h2", "Hall of fame"),
+            ("p", f"best.json holds {len(hall)} entries: {len(entries)} distinct "
+                  f"genome{'' if len(entries) == 1 else 's'}{shown}. An identical "
+                  "genome made again under another id is listed once, its copies counted."),
+            ("table", header, rows)]
+
+
+def _islands_note(spec: dict[str, Any]) -> list[str]:
+    islands = spec.get("islands")
+    if not islands:
+        return []
+    size, offspring = spec["population"]["size"], spec["population"]["offspring"]
+    moves = (f"each sends copies of its best {islands['migrants']} every {islands['interval']} generations "
+             f"({islands['topology']} topology), replacing the worst" if islands["count"] > 1 and islands["migrants"]
+             else "no migration")
+    return [f"islands: {islands['count']} of {size} members and {offspring} children a generation each; {moves}; "
+            "the figures below are over all islands (Run.populations() has an island column)"]
+
+
 def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
     """(title, blocks) of a run's summary."""
     meta, last = run.meta, run.generations.iloc[-1]
@@ -82,8 +131,9 @@ def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
         f"status: {meta.get('status')} ({meta.get('stop_reason', '-')})",
         f"generations {first_gen}–{last_gen} (generation 0 is the initial population), "
         f"{int(last['evaluations']):,} evaluations, {float(last['elapsed_seconds']):.1f} s",
-    ])]
+    ] + _islands_note(meta['spec']))]
     blocks += _best_table(run)
+    blocks += _hall_of_fame(run)
     constant = constant_objectives(run.generations)
     if constant:
         blocks.append(("p", "Constant over the whole run, every individual (not plotted): "

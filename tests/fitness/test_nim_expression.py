@@ -128,3 +128,78 @@ def test_an_expression_plays_any_board_with_the_same_rules():
         positions = np.asarray([rules.rows])
         rows, takes = player(positions)
         assert rules.legal_mask(positions, rows, takes).all()
+
+
+def every_move_scored(tree: Node, positions: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The agent's moves as it chose them before issue 18: every candidate of every position
+    scored, then a sort (best score, then the lowest row, then the smallest take)."""
+    owner, row, take = candidate_moves(positions, k)
+    ctx = context(positions, k)
+    score = np.broadcast_to(compile_expression(tree)(ctx), owner.shape)
+    order = np.lexsort((np.arange(len(owner)), ~score, owner))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = owner[order][1:] != owner[order][:-1]
+    return row[order[first]], take[order[first]]
+
+
+@st.composite
+def crowded_positions(draw):
+    """Positions with many equal rows and permutations of one another: where scoring each
+    distinct sorted position once, and mapping the move back, could go wrong."""
+    n_rows = draw(st.integers(1, 7))
+    k = draw(st.one_of(st.none(), st.integers(1, 4)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    positions = rng.integers(0, draw(st.integers(1, 9)) + 1, size=(30, n_rows))
+    shuffled = rng.permuted(positions, axis=1)
+    positions = np.concatenate([positions, shuffled, positions[:, ::-1]])
+    return positions[positions.sum(axis=1) > 0], k
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=trees("S", 4), case=crowded_positions())
+def test_the_agent_plays_exactly_what_scoring_every_move_picks(tree, case):
+    positions, k = case
+    if not len(positions):
+        return
+    expected = every_move_scored(tree, positions, k)
+    board = Rules(tuple(int(v) for v in positions.max(axis=0)), k=k)  # remembers sorted positions
+    small = Rules((1,) * positions.shape[1], k=k)  # positions beyond its board: no memo, same moves
+    player = ExpressionAgent("e", board, to_string(tree))
+    half = len(positions) // 2
+    for got, wanted in ((player.act(positions[:half], None), (e[:half] for e in expected)),
+                        (player.act(positions, None), expected),  # half of it remembered
+                        (ExpressionAgent("e", small, to_string(tree)).act(positions, None), expected)):
+        for a, b in zip(got, wanted):
+            np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tree=trees("S", 3), seed=st.integers(0, 2**32 - 1))
+def test_on_a_large_board_the_coded_moves_are_the_same_position_by_position(tree, seed):
+    rules = Rules.standard(7)  # 645,120 positions: looked up lazily, as games reach them
+    space = StateSpace.of(rules.rows)
+    codes = np.random.default_rng(seed).integers(1, space.size, size=400)
+    player = ExpressionAgent("e", rules, to_string(tree))
+    for batch in (codes[:150], codes):  # the second batch mixes known and fresh codes
+        rows, takes = player.coded(space).act(batch, None)
+        expected_rows, expected_takes = every_move_scored(tree, space.decode(batch), None)
+        np.testing.assert_array_equal(rows, expected_rows)
+        np.testing.assert_array_equal(takes, expected_takes)
+
+
+def test_a_match_on_seven_rows_asks_the_expression_only_about_positions_it_reaches():
+    """Issue 18: `evo match best.json expert --rows 7` tabulated the expression over all
+    645,120 positions first (19 s); now it is asked about the positions games reach."""
+    from fitness.nim import agent, play
+
+    rules = Rules.standard(7)
+    asked = []
+
+    class Counting(ExpressionAgent):
+        def act(self, positions, rng):
+            asked.append(len(positions))
+            return super().act(positions, rng)
+
+    result = play(Counting("rule", rules, NORMAL), agent("expert", rules), rules, games=2000, seed=1)
+    assert result.wins_a + result.wins_b == 2000
+    assert 0 < sum(asked) < 1000

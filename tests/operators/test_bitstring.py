@@ -1,28 +1,22 @@
 """Bitstring genome kind: operator invariants (hypothesis), record round trip, controllers, toolbox."""
 
-import dataclasses
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from deap import creator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fitness.setcover import Instance, astar, score
+from fitness.setcover import score
 from operators.bitstring import (
     CROSSOVERS,
-    OneFifthRule,
-    Plateau,
     cx_one_point,
     cx_two_point,
     cx_uniform,
     from_record,
     init_greedy,
     init_sparse,
-    make_toolbox,
     mut_asymmetric,
     mut_flip,
     repair,
@@ -134,93 +128,6 @@ def test_asymmetric_mutation_removes_as_often_as_it_adds_on_sparse_genomes():
     # plain flips at the same expected total barely ever remove a chosen list
     plain = [mut_flip(genome, rng, 4 / 1000) for _ in range(2000)]
     assert np.mean([np.count_nonzero(genome & ~m) for m in plain]) < 0.1
-
-
-def test_greedy_seeded_init_stays_near_the_cover():
-    instance = Instance.from_problem(100, 42)
-    toolbox = make_toolbox(instance, np.random.default_rng(0), seed_rate=1.0)
-    seeded = [toolbox.repair(toolbox.seeded()) for _ in range(30)]
-    random = [toolbox.repair(toolbox.individual()) for _ in range(30)]
-    assert len({np.packbits(s).tobytes() for s in seeded}) > 5, "perturbation makes them differ"
-    seeded_costs = score(instance, np.array(seeded)).cost
-    assert np.median(seeded_costs) <= 175 < np.median(score(instance, np.array(random)).cost)  # greedy: 171
-
-
-def test_one_fifth_rule_adapts_toward_a_fifth_success_rate():
-    rule = OneFifthRule(value=4.0, factor=1.5, low=1.0, high=16.0)
-    assert rule.update(2, 10).value == pytest.approx(4.0)
-    assert rule.update(5, 10).value > 4.0 > rule.update(0, 10).value
-    falling = rule
-    for _ in range(20):
-        falling = falling.update(0, 10)
-    assert falling.value == 1.0
-    rising = rule
-    for _ in range(20):
-        rising = rising.update(10, 10)
-    assert rising.value == 16.0
-    assert OneFifthRule(**dataclasses.asdict(rising)) == rising
-    with pytest.raises(ValueError):
-        rule.update(3, 2)
-
-
-def test_plateau_fires_only_after_patience_without_improvement():
-    plateau = Plateau(patience=3, min_delta=0.5)
-    for value in [10, 9, 8]:
-        plateau = plateau.update(value)
-        assert not plateau.fired
-    for value in [8, 7.8, 8.5]:  # 7.8 is within min_delta: not an improvement
-        assert not plateau.fired
-        plateau = plateau.update(value)
-    assert plateau.fired and plateau.best == 8
-    assert Plateau(**dataclasses.asdict(plateau)) == plateau
-    plateau = plateau.reset()
-    assert not plateau.fired and plateau.best == 8
-    assert not plateau.update(1).fired
-
-
-def test_plateau_fires_in_a_real_run_once_the_optimum_is_reached():
-    instance = Instance.from_problem(20, 42)
-    optimum = astar(instance).cost
-    rng = np.random.default_rng(0)
-    toolbox = make_toolbox(instance, rng)
-    population = [toolbox.repair(ind) for ind in toolbox.population(10)]
-    plateau = Plateau(patience=25)
-    for _ in range(500):
-        children = [toolbox.repair(toolbox.mutate(ind)[0]) for ind in population]
-        pool = population + children
-        costs = score(instance, np.array(pool)).cost
-        population = [pool[i] for i in np.argsort(costs, kind="stable")[:10]]
-        plateau = plateau.update(costs.min())
-        if plateau.fired:
-            break
-    assert plateau.fired and plateau.best == optimum
-
-
-def test_toolbox_individuals_and_idempotent_creator():
-    instance = Instance.from_problem(50, 42)
-    first = make_toolbox(instance, np.random.default_rng(5))
-    classes = (creator.BitstringIndividual, creator.BitstringFitness)
-    second = make_toolbox(instance, np.random.default_rng(5))
-    assert (creator.BitstringIndividual, creator.BitstringFitness) == classes
-    pop_a, pop_b = first.population(8), second.population(8)
-    assert all(np.array_equal(x, y) for x, y in zip(pop_a, pop_b)), "same seed, same population"
-    assert len(pop_a) == 8 and all(isinstance(ind, creator.BitstringIndividual) for ind in pop_a)
-    assert all(ind.shape == (instance.n_lists,) and not ind.fitness.valid for ind in pop_a)
-    a, b = pop_a[0], pop_a[1]
-    saved = a.copy(), b.copy()
-    children = first.mate(a, b)
-    (mutant,) = first.mutate(a, rate=3.0)
-    fixed = first.repair(mutant)
-    assert np.array_equal(a, saved[0]) and np.array_equal(b, saved[1])
-    assert all(not np.shares_memory(child, a) and not np.shares_memory(child, b) for child in children)
-    assert isinstance(fixed, creator.BitstringIndividual) and not fixed.fitness.valid
-    assert score(instance, np.array([fixed])).feasible[0]
-    for ind, (covered, cost) in zip(pop_a, [(10, 5), (10, 3), (9, 1)]):
-        ind.fitness.values = (covered, cost)
-    winners = first.select(pop_a[:3], 200)
-    assert sum(w is pop_a[1] for w in winners) > sum(w is pop_a[2] for w in winners)
-    with pytest.raises(ValueError, match="crossover"):
-        make_toolbox(instance, np.random.default_rng(0), crossover="three_point")
 
 
 @settings(max_examples=50, deadline=None)

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fitness.nim import Rules, agent, play
-from fitness.nim.genomes import decode
+from fitness.nim import Rules, agent
 from operators import rules as ops
 
 AGENTS = ["rule-expert", "rule-dict"]
@@ -137,31 +136,6 @@ def test_records_round_trip_exactly_through_parquet_types():
         assert back == genomes
         assert [type(v) for v in back[0].values()] == [type(v) for v in genomes[0].values()]
     assert ops.from_record([("a", np.int64(3)), ("b", np.float64(0.5))]) == {"a": 3, "b": 0.5}
-
-
-def test_toolbox_is_deterministic_and_its_individuals_decode_into_players():
-    rules = Rules.standard(4, k=3)
-    config = {"agent": "rule-dict"}
-    first = ops.make_toolbox(rules, config, np.random.default_rng(7), crossover="uniform", params={"p": 0.2},
-                             weights=(1.0, -1.0))
-    again = ops.make_toolbox(rules, config, np.random.default_rng(7), crossover="uniform", params={"p": 0.2},
-                             weights=(1.0, -1.0))
-    population = first.population(n=6)
-    assert population == again.population(n=6)
-    assert population[0].fitness.weights == (1.0, -1.0) and not population[0].fitness.valid
-    kept = json.dumps(population[0])
-    children = first.mate(population[0], population[1])
-    (child,) = first.mutate(children[0])
-    assert json.dumps(population[0]) == kept
-    assert len(children) == 2 and hasattr(child, "fitness") and first.repair(child) == child
-    assert ops.to_record(child) == dict(child) and type(ops.to_record(child)) is dict
-    player = decode("rules", child, config, rules)
-    assert play(player, agent("random", rules), rules, games=200, seed=1).games == 200
-    assert first.spec == ops.spec_for(rules, config)
-    with pytest.raises(ValueError, match="unknown mutation 'flip' for rules genomes; valid: step, resample-rule"):
-        ops.make_toolbox(rules, config, np.random.default_rng(0), mutation="flip")
-    with pytest.raises(ValueError, match=r"unknown operator params \['sigma'\]; these operators take: \['p'\]"):
-        ops.make_toolbox(rules, config, np.random.default_rng(0), crossover="uniform", params={"sigma": 1})
 
 
 def test_from_record_refuses_what_is_not_a_parameter_dict():

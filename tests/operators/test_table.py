@@ -10,8 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fitness.nim import Rules, agent, play
-from fitness.nim.genomes import decode
 from operators import table as ops
 
 SIGMAS = st.one_of(st.floats(0, 10), st.sampled_from([0.0, 1e-300, 1e3, 1e300, 1.7e308]))
@@ -145,31 +143,6 @@ def test_records_round_trip_exactly_through_parquet_and_pandas(tmp_path):
     pq.write_table(frame, path)
     for record, t in zip(pd.read_parquet(path)["genome"], tables):
         assert ops.from_record(record).tobytes() == t.tobytes()
-
-
-def test_toolbox_individuals_have_the_configured_shape_and_decode_into_players():
-    rules = Rules.standard(5)
-    config = {"columns": ["expert", "random", "longest"], "feature": "nimsum"}
-    toolbox = ops.make_toolbox(rules, config, np.random.default_rng(5), mutation="zero-to-best",
-                               crossover="row-uniform", params={"alpha": 0.5, "p": 0.3})
-    population = toolbox.population(n=5)
-    assert toolbox.shape == (16, 3) and all(t.shape == (16, 3) for t in population)
-    assert not population[0].fitness.valid
-    kept = population[0].copy()
-    children = toolbox.mate(population[0], population[1])
-    (child,) = toolbox.mutate(children[0])
-    np.testing.assert_array_equal(population[0], kept)
-    assert len(children) == 2 and hasattr(child, "fitness")
-    _assert_valid(np.asarray(toolbox.repair(child)), (16, 3))
-    player = decode("table", child, config, rules)
-    assert play(player, agent("random", rules), rules, games=500, seed=0).games == 500
-    assert ops.shape_for(rules, {"columns": ["expert"], "feature": "none"}) == (1, 1)
-    with pytest.raises(ValueError, match=r"unknown operator params \['p'\]"):
-        ops.make_toolbox(rules, config, np.random.default_rng(0), params={"p": 0.3})
-    with pytest.raises(ValueError, match="unknown crossover 'cut' for table genomes; valid: fusion, row-uniform"):
-        ops.make_toolbox(rules, config, np.random.default_rng(0), crossover="cut")
-    with pytest.raises(ValueError, match="columns"):
-        ops.shape_for(rules, {"columns": "expert"})
 
 
 @pytest.mark.parametrize("record", [[], [[0.5, 0.5], [1.0]], [0.5, 0.5], "table"])

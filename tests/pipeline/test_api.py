@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pipeline
-from pipeline.rundir import RunDir
+from pipeline.records import RunDir
 from tests.pipeline.test_runs import NIM_SPEC, SETCOVER_SPEC, comparable, generations_log
 
 SAMPLED = NIM_SPEC.format(generations=5, kind="table", games=30)

@@ -10,93 +10,29 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from .ray_heads import RAY, Head, driver_env, start_head, stop_head
+
 ROOT = Path(__file__).resolve().parents[2]
-RAY = Path(sys.executable).with_name("ray")
 EVO = [sys.executable, "-m", "pipeline.cli"]
 
 
-def _free_ports(n: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(n)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-@dataclass
-class Head:
-    address: str  # host:port of the GCS
-    dashboard: str  # http://host:port, for Ray Jobs
-    env: dict[str, str]  # a driver's environment: the token file only, no auth mode
-
-
-def _processes_under(temp_dir: str) -> list[int]:
-    """Pids whose command line names this head's temp dir (its GCS, raylet, agents)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if temp_dir.encode() in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
-
-
 @pytest.fixture(scope="module")
-def ray_head() -> Iterator[Head]:
-    temp_dir = tempfile.mkdtemp(prefix="evo-head-")  # short: Ray's socket paths live under it
-    token = Path(temp_dir) / "auth_token"
+def ray_head(tmp_path_factory) -> Iterator[Head]:
+    token = tmp_path_factory.mktemp("token") / "auth_token"
     token.write_text(secrets.token_hex(16))
-    gcs, dashboard, client, agent_http, agent_grpc, metrics = _free_ports(6)
-    driver_env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
-    driver_env.update(RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_TOKEN_PATH=str(token))
-    head_env = {**driver_env, "RAY_AUTH_MODE": "token"}  # what `ray start` does when a token exists
-    log = open(Path(temp_dir) / "ray-start.log", "w")
-    head = subprocess.Popen(
-        [str(RAY), "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--temp-dir", temp_dir,
-         "--port", str(gcs), "--num-cpus", "2", "--dashboard-host", "127.0.0.1", "--dashboard-port", str(dashboard),
-         "--ray-client-server-port", str(client), "--dashboard-agent-listen-port", str(agent_http),
-         "--dashboard-agent-grpc-port", str(agent_grpc), "--metrics-export-port", str(metrics),
-         "--disable-usage-stats"],
-        env=head_env, stdout=log, stderr=subprocess.STDOUT, cwd=temp_dir, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 90
-        while "Ray runtime started" not in (Path(temp_dir) / "ray-start.log").read_text():
-            if head.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("ray start --head did not come up:\n" + (Path(temp_dir) / "ray-start.log").read_text())
-            time.sleep(0.5)
-        yield Head(f"127.0.0.1:{gcs}", f"http://127.0.0.1:{dashboard}", driver_env)
-    finally:
-        head.send_signal(signal.SIGTERM)  # --block: it stops the processes it started
-        try:
-            head.wait(30)
-        except subprocess.TimeoutExpired:
-            head.kill()
-        time.sleep(1)
-        for pid in _processes_under(temp_dir):  # whatever did not follow its parent
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        log.close()
-        shutil.rmtree(temp_dir, ignore_errors=True)
+    env = driver_env(RAY_AUTH_TOKEN_PATH=str(token))  # the token file only, no auth mode
+    head = start_head({**env, "RAY_AUTH_MODE": "token"}, env)  # what `ray start` does when a token exists
+    yield head
+    stop_head(head)
 
 
 def _evo(args: list[str], env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:

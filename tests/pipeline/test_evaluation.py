@@ -103,6 +103,7 @@ def test_in_process_evaluator_never_imports_ray(small_batch):
 def test_actors_give_the_in_process_columns_whatever_the_workers_and_chunks(ray_session, small_batch):
     genomes, seeds, expected = small_batch
     with make_evaluator(SMALL, workers=1) as one, make_evaluator(SMALL, workers=2) as two:
+        two.wait_until_ready()  # work starts on the first ready actor; spread needs both
         for evaluator, chunk_sizes in [(one, [None, 7, 500]), (two, [None, 1, 13, 50, 100])]:
             for chunk_size in chunk_sizes:
                 evaluator.chunk_size = chunk_size
@@ -133,7 +134,7 @@ def test_a_fresh_process_embeds_ray_on_loopback_then_joins_a_two_node_cluster_an
         "worker_node = cluster.add_node(num_cpus=1)\n"
         "cluster.wait_for_nodes()\n"
         "try:\n"
-        f"    with make_evaluator({SMALL!r}, workers=2, address=cluster.address, chunk_size=10) as ev:\n"
+        f"    with make_evaluator({SMALL!r}, workers=2, address=cluster.address, chunk_size=10, wait_for_all=True) as ev:\n"
         "        clustered = ev.evaluate(genomes, seeds)\n"
         "        nodes = [node['NodeID'] for node in ray.nodes() if node['Alive']]\n"
         "        cluster.remove_node(worker_node)\n"
@@ -207,6 +208,7 @@ def test_a_task_error_is_raised_at_once_with_its_message_on_both_back_ends(ray_s
             with pytest.raises(EvaluationError, match=r"ValueError: population must be a bool array"):
                 evaluator.evaluate(bad, seeds[:6])
         pooled.chunk_size = None
+        pooled.wait_until_ready()
         scored = pooled.evaluate(genomes, seeds)  # the actors survived, busy with nothing stale
         assert scored.failures == 0 and len(set(scored.worker)) == 2
         assert_same_columns(scored.columns, expected)

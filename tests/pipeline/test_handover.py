@@ -15,8 +15,8 @@ class _Pool(LocalEvaluator):
 
     closed = False
 
-    def evaluate(self, genomes, seeds):
-        scored = super().evaluate(genomes, seeds)
+    def _score(self, genomes, seeds, task_spec):
+        scored = super()._score(genomes, seeds, task_spec)
         scored.worker = ["pool"] * len(genomes)
         return scored
 
@@ -108,10 +108,15 @@ def test_no_handover_starts_the_embedded_actors_at_once(tmp_path):
     import pandas as pd
 
     out = tmp_path / "run"
-    spec = Path(__file__).resolve().parents[2] / "runs" / "nim-table.toml"
+    shipped = Path(__file__).resolve().parents[2] / "runs" / "nim-table.toml"
+    spec = tmp_path / "nim-table.toml"  # every actor scores from generation 0, so both are seen
+    spec.write_text(shipped.read_text().replace("[execution]", "[execution]\nwait_for_workers = true"))
     done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec), "--generations", "1",
                            "--workers", "2", "--no-handover", "--out", str(out)],
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     workers = pd.read_parquet(out / "individuals")["worker"]
     assert workers.str.startswith("actor-").all() and workers.nunique() == 2
+    lines = done.stdout.splitlines()  # the start line said so, and the done line says it happened
+    assert "(seed 1, 2 Ray workers on an embedded Ray (loopback), started now)" in lines[0]
+    assert f"{len(workers):,} evaluations, all on Ray actors" in lines[-1]

@@ -57,7 +57,8 @@ def test_the_knapsack_example_is_shipped_to_two_ray_workers_with_the_same_log(tm
 
     assert not ray_session.get(importable.remote())  # a worker finds it only when evo ships it
     spec = folder / "knapsack.toml"
-    on_actors = pipeline.run(spec, generations=3, workers=2, out=str(tmp_path / "ray"))
+    on_actors = pipeline.run(spec, generations=3, workers=2, out=str(tmp_path / "ray"),
+                             execution__wait_for_workers=True)
     in_process = pipeline.run(spec, generations=3, workers=0, out=str(tmp_path / "local"))
     workers = on_actors.individuals(columns=["worker"])["worker"]
     assert workers.str.startswith("actor-").all() and workers.nunique() == 2

@@ -103,11 +103,21 @@ def test_a_constant_objective_is_named_not_drawn(runs):
     assert "covered = 100" in (runs["setcover"] / "report" / "summary.md").read_text()
 
 
+def _markdown_tables(markdown: str) -> list[pd.DataFrame]:
+    tables, lines = [], []
+    for line in markdown.splitlines() + [""]:
+        if line.startswith("|"):
+            lines.append(line)
+        elif lines:
+            header = [c.strip() for c in lines[0].strip("|").split("|")]
+            tables.append(pd.DataFrame([[c.strip() for c in row.strip("|").split("|")] for row in lines[2:]],
+                                       columns=header))
+            lines = []
+    return tables
+
+
 def _summary_table(markdown: str) -> pd.DataFrame:
-    lines = [line for line in markdown.splitlines() if line.startswith("|")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
-    return pd.DataFrame(rows, columns=header).set_index("objective")
+    return _markdown_tables(markdown)[0].set_index("objective")
 
 
 @pytest.mark.parametrize("kind", ["table", "setcover"])

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.rundir import RunDir
+from pipeline.records import RunDir
 
 from .test_runs import NIM_SPEC, comparable, generations_log, run_spec
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline import rundir as rundir_module
+from pipeline.records import rundir as rundir_module
 from pipeline.cli import main
-from pipeline.rundir import RunDir
+from pipeline.records import RunDir
 
 from .test_runs import NIM_SPEC, _evo, comparable, generations_log, run_spec, spec_file
 
@@ -61,7 +61,7 @@ def checkpoint_generation(run: Path) -> int:
 @contextlib.contextmanager
 def lock_held_elsewhere(run: Path):
     """Another process holding the run's lock, as a live `evo run` would."""
-    code = ("import sys, time; from pipeline.lock import RunLock; RunLock(sys.argv[1]).acquire(); "
+    code = ("import sys, time; from pipeline.records import RunLock; RunLock(sys.argv[1]).acquire(); "
             "print('locked', flush=True); time.sleep(120)")
     holder = subprocess.Popen([sys.executable, "-c", code, str(run)], stdout=subprocess.PIPE, text=True)
     try:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.rundir import RunDir
+from pipeline.records import RunDir
 from pipeline.runner import RunExists, start_run
 from pipeline.spec import load_spec
 
@@ -110,7 +110,8 @@ def test_same_log_in_process_and_on_one_or_two_ray_workers(tmp_path, ray_session
     text = NIM_SPEC.format(generations=2, kind="table", games=40)
     local = run_spec(tmp_path, text, "local")
     one = run_spec(tmp_path, text, "one", **{"execution.workers": 1})
-    two = run_spec(tmp_path, text, "two", **{"execution.workers": 2, "execution.chunk_size": 3})
+    two = run_spec(tmp_path, text, "two", **{"execution.workers": 2, "execution.chunk_size": 3,
+                                             "execution.wait_for_workers": True})
     for on_ray in (one, two):
         pd.testing.assert_frame_equal(comparable(local), comparable(on_ray))
         pd.testing.assert_frame_equal(generations_log(local), generations_log(on_ray))

@@ -3,8 +3,9 @@
 Every agent maps a batch of positions `(games, rows)` and a
 `numpy.random.Generator` to one move `(row, take)` per game. On boards small
 enough to number every position (`StateSpace`), an agent can also act on
-position codes; deterministic agents get that for free by being tabulated once
-over the whole space, after which a move costs two array lookups.
+position codes; deterministic agents get that for free by being tabulated
+(over the whole space on small boards, position by position as games reach
+them on large ones), after which a move costs an array lookup or two.
 """
 
 from __future__ import annotations
@@ -17,9 +18,14 @@ from ..distribution import MoveDistribution
 from ..rules import Rules
 from ..space import StateSpace
 
-__all__ = ["Agent", "CodedPolicy", "IllegalMoveError", "Moves", "cap", "check_moves", "row_values"]
+__all__ = ["Agent", "CodedPolicy", "IllegalMoveError", "LazyTable", "Moves", "cap", "check_moves", "row_values"]
 
 Moves = tuple[np.ndarray, np.ndarray]
+
+# Deterministic agents are tabulated over whole boards up to this many positions (6 rows:
+# 46,080). Beyond (7 rows: 645,120) a one-off match would spend longer building the table
+# than playing, so each position is worked out when a game first reaches it.
+EAGER_LIMIT = 1 << 16
 
 
 def row_values(positions: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -70,12 +76,14 @@ class CodedPolicy:
         act: Callable[[np.ndarray, np.random.Generator], Moves],
         trusted: bool,
         step_table: np.ndarray | None = None,
+        step: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         self.act = act
         self.trusted = trusted
         # For deterministic policies: how much each code drops, so the engine
-        # moves every game with a single lookup.
+        # moves every game with a single lookup (`step`: the same, filled lazily).
         self.step_table = step_table
+        self.step = step
 
     @classmethod
     def tabulate(cls, agent: "Agent", space: StateSpace) -> "CodedPolicy":
@@ -100,6 +108,59 @@ class CodedPolicy:
             return row_table[codes], take_table[codes]
 
         return cls(act, trusted=True, step_table=step_table)
+
+    @classmethod
+    def lazy(cls, agent: "Agent", space: StateSpace) -> "CodedPolicy":
+        """A deterministic agent asked about each code the first time a game reaches it
+        (see `LazyTable`), never about the whole board; each answer is checked once."""
+
+        def moves(positions: np.ndarray) -> tuple[np.ndarray, ...]:
+            rows, takes = check_moves(agent.name, agent.rules, positions,
+                                      *agent.act(positions, np.random.default_rng(0)))
+            return rows, takes, takes * space.radix[rows]
+
+        table = LazyTable(space, moves)
+
+        def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
+            return table(codes)[:2]
+
+        def step(codes: np.ndarray) -> np.ndarray:
+            table.fill(codes)
+            return table.columns[2][codes]
+
+        return cls(act, trusted=True, step=step)
+
+
+class LazyTable:
+    """A deterministic procedure's outputs per position code, computed on first sight.
+
+    Whole-space tabulation costs a pass over every position of the board
+    (645,120 on 7 rows) per agent; a match or a genome's few hundred games only
+    ever meet a small part of that, so each code is worked out once, when
+    first seen.
+    """
+
+    def __init__(self, space: StateSpace, compute: Callable[[np.ndarray], tuple[np.ndarray, ...]]) -> None:
+        self.space = space
+        self.compute = compute
+        self.known = np.zeros(space.size, dtype=bool)
+        self.columns: list[np.ndarray] = []
+
+    def fill(self, codes: np.ndarray) -> None:
+        """Work out the codes not seen yet."""
+        missing = ~self.known[codes]
+        if missing.any():
+            fresh = np.unique(codes[missing])
+            values = self.compute(self.space.decode(fresh))
+            if not self.columns:
+                self.columns = [np.zeros(self.space.size, dtype=v.dtype) for v in values]
+            for column, v in zip(self.columns, values):
+                column[fresh] = v
+            self.known[fresh] = True
+
+    def __call__(self, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+        self.fill(codes)
+        return tuple(column[codes] for column in self.columns)
 
 
 class Agent:
@@ -148,9 +209,11 @@ class Agent:
         return self._coded[space.board]
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy | None:
-        if self.deterministic:
+        if not self.deterministic:
+            return None
+        if space.size <= EAGER_LIMIT:
             return CodedPolicy.tabulate(self, space)
-        return None
+        return CodedPolicy.lazy(self, space)
 
     def distribution(self, space: StateSpace) -> MoveDistribution:
         """The probability of each move from every code of `space`, built once.

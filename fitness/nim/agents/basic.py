@@ -10,7 +10,7 @@ from ..rules import Rules
 from ..solver import solve
 from ..space import StateSpace
 from ..theory import expert_moves
-from .base import Agent, CodedPolicy, Moves, cap, row_values
+from .base import EAGER_LIMIT, Agent, CodedPolicy, Moves, cap, row_values
 
 __all__ = ["RandomAgent", "ExpertAgent", "MinimaxAgent", "SloppyAgent", "random_moves"]
 
@@ -39,6 +39,8 @@ class RandomAgent(Agent):
         return random_moves(positions, self.rules.k, rng.random(len(positions)))
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
+        if space.size > EAGER_LIMIT:  # a table of the whole board would cost more than a match
+            return CodedPolicy(lambda codes, rng: self.act(space.decode(codes), rng), trusted=True)
         # Per position code: how many rows are non-empty, which they are, and
         # how many objects each may lose; then the same arithmetic as `act`.
         positions = space.all_positions()

@@ -14,7 +14,7 @@ a few hundred games, which visit far fewer positions than the board has.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from ..genomes import register_decoder
 from ..params import ChoiceParam, FloatParam, IntParam, ParamSpec
 from ..rules import Rules
 from ..space import StateSpace
-from .base import Agent, CodedPolicy, Moves, cap, row_values
+from .base import Agent, CodedPolicy, LazyTable, Moves, cap, row_values
 from .seeds import uniform_legal_moves
 
 __all__ = ["RuleExpertAgent", "RuleDictAgent", "RULE_AGENTS", "rule_param_spec"]
@@ -61,34 +61,6 @@ def _nth_shortest_active(order: np.ndarray, active: np.ndarray, n: np.ndarray) -
     return order[np.arange(len(order)), slot]
 
 
-class _LazyTable:
-    """A deterministic procedure's outputs per position code, computed on first sight.
-
-    Whole-space tabulation costs a pass over every position of the board
-    (645,120 on 7 rows) per genome; a genome played a few hundred games only
-    ever meets a small part of that, so each code is worked out once, when
-    first seen.
-    """
-
-    def __init__(self, space: StateSpace, compute: Callable[[np.ndarray], tuple[np.ndarray, ...]]) -> None:
-        self.space = space
-        self.compute = compute
-        self.known = np.zeros(space.size, dtype=bool)
-        self.columns: list[np.ndarray] = []
-
-    def __call__(self, codes: np.ndarray) -> tuple[np.ndarray, ...]:
-        missing = ~self.known[codes]
-        if missing.any():
-            fresh = np.unique(codes[missing])
-            values = self.compute(self.space.all_positions()[fresh])  # decoded once per board, shared
-            if not self.columns:
-                self.columns = [np.zeros(self.space.size, dtype=v.dtype) for v in values]
-            for column, v in zip(self.columns, values):
-                column[fresh] = v
-            self.known[fresh] = True
-        return tuple(column[codes] for column in self.columns)
-
-
 class RuleExpertAgent(Agent):
     """Seed 004's expert system with nine parameters, deterministic.
 
@@ -107,7 +79,7 @@ class RuleExpertAgent(Agent):
     1..rows, ROW_LEN_TH in 1..longest row, fractions 0.1..1.0 in steps of 0.1.
     """
 
-    deterministic = True  # rng is never used (its coded path is a lazy table, see _LazyTable)
+    deterministic = True  # rng is never used (its coded path is a lazy table, see LazyTable)
     SEED_DEFAULTS = {
         "ACTIVE_ROWS_TH1": 3, "ACTIVE_ROWS_TH2": 2, "ROW_CHOICE1": 7, "ROW_CHOICE2": 5,
         "ROW_LEN_TH": 5, "ITEM_CHOICE1": 0.2, "ITEM_CHOICE2": 0.4, "ITEM_CHOICE3": 0.9,
@@ -157,12 +129,7 @@ class RuleExpertAgent(Agent):
         return rows, _cut(length, wanted, self.rules.k)
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
-        table = _LazyTable(space, lambda positions: self.act(positions, None))
-
-        def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:
-            return table(codes)
-
-        return CodedPolicy(act, trusted=True)
+        return CodedPolicy.lazy(self, space)
 
     def _build_distribution(self, space: StateSpace) -> MoveDistribution:
         """Where it moves from every code, from the board's shared row order (exact fitness)."""
@@ -278,7 +245,7 @@ class RuleDictAgent(Agent):
 
     def _build_coded(self, space: StateSpace) -> CodedPolicy:
         # The rules are looked up per code; only the random fallback runs per move.
-        table = _LazyTable(space, self._rule_moves)
+        table = LazyTable(space, self._rule_moves)
         k = self.rules.k
 
         def act(codes: np.ndarray, rng: np.random.Generator) -> Moves:

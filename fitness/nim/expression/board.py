@@ -27,11 +27,15 @@ _MAX_ENTRIES = 1 << 23
 _MEMO_BYTES = 96 << 20
 
 
-def candidate_moves(positions: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every legal move of every position, in (position, row, take) order:
-    which position each belongs to, its row and its take."""
+def candidate_moves(positions: np.ndarray, k: int | None,
+                    rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal move of every position (only from the rows where the mask `rows` is
+    True, if given), in (position, row, take) order: which position each belongs to,
+    its row and its take."""
     p = np.asarray(positions, dtype=np.int64)
     limit = p if k is None else np.minimum(p, k)
+    if rows is not None:
+        limit = np.where(rows, limit, 0)
     max_take = int(limit.max()) if limit.size else 0
     legal = np.arange(1, max_take + 1)[None, None, :] <= limit[:, :, None]
     owner, row, take_index = np.nonzero(legal)
@@ -61,8 +65,8 @@ class Candidates:
     starts: np.ndarray
 
     @classmethod
-    def of(cls, positions: np.ndarray, k: int | None) -> "Candidates":
-        owner, row, take = candidate_moves(positions, k)
+    def of(cls, positions: np.ndarray, k: int | None, rows: np.ndarray | None = None) -> "Candidates":
+        owner, row, take = candidate_moves(positions, k, rows)
         after = positions[owner]  # a copy: fancy indexing
         before = after[np.arange(len(owner)), row]
         after[np.arange(len(owner)), row] = before - take

@@ -41,6 +41,9 @@ UNBOUNDED_K = 1 << 20  # the terminal `k` without a bound: larger than any row, 
 
 
 def _safe_mod(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if (a >= 0).all() and (a < b).all():  # the usual case, rows mod k + 1: a itself, without dividing
+        return np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
     with np.errstate(divide="ignore", invalid="ignore"):  # numpy's integer x mod 0 is 0, as we define it
         return np.mod(a, b)
 

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..agents.base import Agent
+from ..lockstep import Seat, lockstep
 from ..rules import Rules
 from .rewards import Rewards
 from .values import QTable
@@ -101,66 +102,90 @@ def play_batch(
     (an exploring start); `opponent_of_game[i]` indexes `opponents`, or is -1
     for self-play; `learner_first[i]` says who moves first against a fixed
     opponent.
+
+    Seat 0 of the lockstep loop is the learner, seat 1 + o the opponent o; an
+    opponent replies in the same round as the learner's move, and the learner
+    keeps the move in its self-play games.
     """
-    space = table.space
-    n = len(opponent_of_game)
+    opponent_of_game = np.asarray(opponent_of_game)
+    batch = _Batch(table, rules, rewards, explore_first, opponent_of_game, epsilon, rng, observe)
+    seats = [Seat(batch.learner_move, batch.after_learner if len(opponents) else 0, batch.learner_moved)]
+    seats += [Seat(batch.opponent_move(agent), 0, batch.opponent_moved) for agent in opponents]
     pos = np.array(starts, dtype=np.int64)
-    selfplay = np.asarray(opponent_of_game) < 0
-    learner_turn = selfplay | np.asarray(learner_first, dtype=bool)
-    active = np.ones(n, dtype=bool)
-    pending_action = np.full(n, -1, dtype=np.int64)  # decision awaiting the opponent's reply
-    pending_reward = np.zeros(n)
-    exploring = np.array(explore_first, dtype=bool)
+    games = np.arange(len(pos))
+    opens = np.where(batch.selfplay | np.asarray(learner_first, dtype=bool), 0, 1 + opponent_of_game)
+    ended = lockstep(seats, [(pos[opens == s], games[opens == s]) for s in range(len(seats))], same_round=True)
     wins = losses = 0
-    learner_wins_on_empty = not rules.misere
-
-    while active.any():
-        g = np.flatnonzero(active & learner_turn)
-        if g.size:
-            states = space.index(pos[g])
-            due = pending_action[g] >= 0
-            if due.any():
-                gd = g[due]
-                observe(Transitions.build(gd, pending_action[gd], pending_reward[gd], states[due], 1.0))
-            actions = epsilon_greedy(table, states, np.where(exploring[g], 1.0, epsilon), rng)
-            exploring[g] = False
-            rows = space.raw_rows(pos[g], space.sizes[actions])
-            pos[g, rows] -= space.takes[actions]
-            reward = rewards.ply(pos[g], rules.misere)
-            done = ~pos[g].any(axis=1)
-            own = selfplay[g]
-            if own.any():
-                after = space.index(pos[g[own]])
-                observe(Transitions.build(g[own], actions[own], reward[own], after, np.where(done[own], 0.0, -1.0)))
-            ended = ~own & done
-            if ended.any():
-                observe(Transitions.build(g[ended], actions[ended], reward[ended], 0, 0.0))
-                if learner_wins_on_empty:
-                    wins += int(np.count_nonzero(ended))
-                else:
-                    losses += int(np.count_nonzero(ended))
-            waiting = g[~own & ~done]
-            pending_action[waiting] = actions[~own & ~done]
-            pending_reward[waiting] = reward[~own & ~done]
-            active[g[done]] = False
-            learner_turn[waiting] = False
-
-        for o, opponent in enumerate(opponents):
-            g = np.flatnonzero(active & ~learner_turn & (opponent_of_game == o))
-            if not g.size:
-                continue
-            rows, takes = opponent(pos[g], rng)
-            pos[g, rows] -= takes
-            pending_reward[g] -= rewards.ply(pos[g], rules.misere)
-            done = ~pos[g].any(axis=1)
-            if done.any():
-                gd = g[done]
-                observe(Transitions.build(gd, pending_action[gd], pending_reward[gd], 0, 0.0))
-                pending_action[gd] = -1
-                if learner_wins_on_empty:
-                    losses += int(np.count_nonzero(done))
-                else:
-                    wins += int(np.count_nonzero(done))
-                active[gd] = False
-            learner_turn[g] = True
+    for _, seat, g in ended:
+        decided = int(np.count_nonzero(~batch.selfplay[g]))  # self-play games count neither way
+        if (seat == 0) != rules.misere:  # the learner emptied the board in normal play, or the opponent in misere
+            wins += decided
+        else:
+            losses += decided
     return BatchOutcome(wins=wins, losses=losses)
+
+
+class _Batch:
+    """What the learner's and the opponents' seats share while one batch is played:
+    each game's decision awaiting the opponent's reply, and its exploring start."""
+
+    def __init__(self, table, rules, rewards, explore_first, opponent_of_game, epsilon, rng, observe) -> None:
+        self.table, self.space, self.rules, self.rewards = table, table.space, rules, rewards
+        self.epsilon, self.rng, self.observe = epsilon, rng, observe
+        n = len(opponent_of_game)
+        self.opponent_of_game = opponent_of_game
+        self.selfplay = opponent_of_game < 0
+        self.exploring = np.array(explore_first, dtype=bool)
+        self.pending_action = np.full(n, -1, dtype=np.int64)  # decision awaiting the opponent's reply
+        self.pending_reward = np.zeros(n)
+        self.actions = np.zeros(0, dtype=np.int64)  # the learner's latest moves, for `learner_moved`
+
+    def learner_move(self, pos: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """Back up the decisions the opponent has replied to, then choose epsilon-greedily."""
+        space = self.space
+        states = space.index(pos)
+        due = self.pending_action[g] >= 0
+        if due.any():
+            gd = g[due]
+            self.observe(Transitions.build(gd, self.pending_action[gd], self.pending_reward[gd], states[due], 1.0))
+        actions = epsilon_greedy(self.table, states, np.where(self.exploring[g], 1.0, self.epsilon), self.rng)
+        self.exploring[g] = False
+        rows = space.raw_rows(pos, space.sizes[actions])
+        pos[np.arange(len(g)), rows] -= space.takes[actions]
+        self.actions = actions
+        return pos
+
+    def learner_moved(self, g: np.ndarray, pos: np.ndarray, done: np.ndarray) -> None:
+        """Self-play plies and finished games are transitions now; the rest await the reply."""
+        actions = self.actions
+        reward = self.rewards.ply(pos, self.rules.misere)
+        own = self.selfplay[g]
+        if own.any():
+            after = self.space.index(pos[own])
+            self.observe(Transitions.build(g[own], actions[own], reward[own], after, np.where(done[own], 0.0, -1.0)))
+        ended = ~own & done
+        if ended.any():
+            self.observe(Transitions.build(g[ended], actions[ended], reward[ended], 0, 0.0))
+        waiting = ~own & ~done
+        self.pending_action[g[waiting]] = actions[waiting]
+        self.pending_reward[g[waiting]] = reward[waiting]
+
+    def after_learner(self, g: np.ndarray) -> np.ndarray:
+        """Seat of the next mover: the learner itself in self-play, else the game's opponent."""
+        return np.where(self.selfplay[g], 0, 1 + self.opponent_of_game[g])
+
+    def opponent_move(self, agent: Agent) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        def move(pos: np.ndarray, g: np.ndarray) -> np.ndarray:
+            rows, takes = agent(pos, self.rng)
+            pos[np.arange(len(g)), rows] -= takes
+            return pos
+
+        return move
+
+    def opponent_moved(self, g: np.ndarray, pos: np.ndarray, done: np.ndarray) -> None:
+        """The reply's reward counts against the learner's pending decision; a finished game closes it."""
+        self.pending_reward[g] -= self.rewards.ply(pos, self.rules.misere)
+        if done.any():
+            gd = g[done]
+            self.observe(Transitions.build(gd, self.pending_action[gd], self.pending_reward[gd], 0, 0.0))
+            self.pending_action[gd] = -1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -68,6 +68,50 @@ def _starts(
     return starts, exploring
 
 
+class _Opponents:
+    """The opponent mix as agents, and each game's opponent drawn from it (slot -1: the learner itself)."""
+
+    def __init__(self, mix: Mapping[str, float], rules: Rules) -> None:
+        names = list(mix)
+        fixed_names = [name for name in names if name != SELF]
+        self.fixed = [named_agent(name, rules) for name in fixed_names]
+        self.slot = np.asarray([-1 if name == SELF else fixed_names.index(name) for name in names])
+        self.cumulative = np.cumsum([mix[name] for name in names])
+
+    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        picks = np.searchsorted(self.cumulative, rng.random(size), side="right")
+        return self.slot[np.minimum(picks, len(self.slot) - 1)]
+
+
+def _next_rates(hp: Hyperparameters, epsilon: float, alpha: float, size: int, decays: tuple[float, float],
+                wins: int, losses: int) -> tuple[float, float]:
+    """Exploration and learning rates after a batch of `size` games (decayed; adaptive epsilon)."""
+    epsilon = max(hp.epsilon_min, epsilon * decays[0] ** size)
+    alpha = max(hp.alpha_min, alpha * decays[1] ** size)
+    if hp.adaptive:
+        epsilon = min(1.0, max(hp.epsilon_min, epsilon + hp.adaptive * (losses - wins)))
+    return epsilon, alpha
+
+
+def _learn_batch(learner: TDLearner | MonteCarloLearner, table: QTable, rules: Rules, hp: Hyperparameters,
+                 drawn: _Opponents, size: int, epsilon: float, alpha: float, rng: np.random.Generator) -> Any:
+    """`size` games against opponents drawn from the mix, the learner updated from every move."""
+    opponent_of_game = drawn.draw(size, rng)
+    learner_first = rng.random(size) < 0.5
+    starts, exploring = _starts(table.space, size, hp.explore_starts, rng)
+    outcome = play_batch(table, rules, hp.rewards, starts, exploring, drawn.fixed, opponent_of_game, learner_first,
+                         epsilon, rng, lambda t: learner.observe(t, alpha))
+    learner.finish(alpha)
+    return outcome
+
+
+def _check_counts(episodes: Any, eval_every: int, eval_games: int) -> None:
+    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
+        raise ValueError(f"episodes must be a non-negative integer, got {episodes!r}")
+    if eval_every < 0 or eval_games < 1:
+        raise ValueError("eval_every must be >= 0 and eval_games >= 1")
+
+
 def train(
     rules: Rules,
     opponents: str | Mapping[str, float],
@@ -88,21 +132,14 @@ def train(
     what is learned; `progress` is called after every batch with (episodes
     done, total, new curve row or None). `seconds` count evaluations too.
     """
-    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 0:
-        raise ValueError(f"episodes must be a non-negative integer, got {episodes!r}")
-    if eval_every < 0 or eval_games < 1:
-        raise ValueError("eval_every must be >= 0 and eval_games >= 1")
+    _check_counts(episodes, eval_every, eval_games)
     hp = hyperparameters or Hyperparameters()
     mix = parse_mix(opponents)
-    names = list(mix)
-    fixed_names = [name for name in names if name != SELF]
-    fixed = [named_agent(name, rules) for name in fixed_names]
-    slot = np.asarray([-1 if name == SELF else fixed_names.index(name) for name in names])
-    cumulative = np.cumsum([mix[name] for name in names])
+    drawn = _Opponents(mix, rules)
     space = CanonicalSpace.of(rules)
     table = QTable(space, hp.initial)
     learner = (TDLearner if hp.method == "td" else MonteCarloLearner)(table, hp.gamma)
-    eps_decay, alpha_decay = hp.decays(int(episodes))
+    decays = hp.decays(int(episodes))
     rng = np.random.default_rng(seed)
     run = TrainingRun(rules, table, hp, mix, int(episodes), seed)
     epsilon, alpha = hp.epsilon, hp.alpha
@@ -112,15 +149,9 @@ def train(
     def measure(done: int) -> dict:
         nonlocal wins, losses
         decided = wins + losses
-        row = {
-            "episode": done,
-            **evaluate(run.agent(), rules, eval_opponents, eval_games, seed + done),
-            "train_win_rate": wins / decided if decided else float("nan"),
-            "epsilon": epsilon,
-            "alpha": alpha,
-            "states_known": table.n_known,
-            "seconds": time.perf_counter() - started,
-        }
+        row = {"episode": done, **evaluate(run.agent(), rules, eval_opponents, eval_games, seed + done),
+               "train_win_rate": wins / decided if decided else float("nan"), "epsilon": epsilon, "alpha": alpha,
+               "states_known": table.n_known, "seconds": time.perf_counter() - started}
         wins = losses = 0
         run.curve.append(row)
         return row
@@ -129,21 +160,11 @@ def train(
     done = 0
     while done < episodes:
         size = min(hp.batch, episodes - done)
-        opponent_of_game = slot[np.minimum(np.searchsorted(cumulative, rng.random(size), side="right"), len(names) - 1)]
-        learner_first = rng.random(size) < 0.5
-        starts, exploring = _starts(space, size, hp.explore_starts, rng)
-        outcome = play_batch(
-            table, rules, hp.rewards, starts, exploring, fixed, opponent_of_game, learner_first, epsilon, rng,
-            lambda t: learner.observe(t, alpha),
-        )
-        learner.finish(alpha)
+        outcome = _learn_batch(learner, table, rules, hp, drawn, size, epsilon, alpha, rng)
         done += size
         wins += outcome.wins
         losses += outcome.losses
-        epsilon = max(hp.epsilon_min, epsilon * eps_decay**size)
-        alpha = max(hp.alpha_min, alpha * alpha_decay**size)
-        if hp.adaptive:
-            epsilon = min(1.0, max(hp.epsilon_min, epsilon + hp.adaptive * (outcome.losses - outcome.wins)))
+        epsilon, alpha = _next_rates(hp, epsilon, alpha, size, decays, outcome.wins, outcome.losses)
         due = done == episodes or (eval_every and done // eval_every > (done - size) // eval_every)
         row = measure(done) if due else None
         if progress is not None:

@@ -19,14 +19,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+import numpy as np
+
 from fitness.nim.engine import wilson_interval
 
-from .evaluation import evaluation_seeds
-from .spec import RunSpec
+from ..evaluation import evaluation_seeds
+from ..spec import RunSpec
 
 __all__ = ["NoiseControl"]
 
 _HALL_OF_FAME_STREAM = 2**32 - 1  # a generation index no run reaches: seeds apart from every generation's
+_BATCH_STREAM = 2**32 - 2  # asynchronous submissions: (stream, batch) never meets (generation,)
+_ISLAND_STREAM = 2**32 - 3  # (generation, stream, island) never meets a generation's (generation, individual)
 
 
 class NoiseControl:
@@ -46,13 +50,30 @@ class NoiseControl:
     def reevaluate(self) -> bool:
         return self.active and self.settings.reevaluate
 
-    def seeds(self, generation: int, n: int) -> list[int]:
-        """Evaluation seeds of a generation's n individuals: one shared seed with common random numbers."""
+    def seeds(self, generation: int, n: int, island: int | None = None) -> list[int]:
+        """Evaluation seeds of a generation's n individuals (of one island, for island runs):
+        one shared seed with common random numbers."""
         if not self.uses_seeds:
             return [0] * n  # 200 SeedSequence spawns a generation cost set cover ~2 ms for nothing
-        if self.active and self.settings.common_random_numbers:
+        shared = self.active and self.settings.common_random_numbers
+        if island is not None:  # (seed, generation, island stream, island): apart from every other stream;
+            # drawn in one call (n SeedSequence spawns cost an island runner ~6 ms a generation)
+            stream = np.random.default_rng(np.random.SeedSequence(self.run_seed,
+                                                                  spawn_key=(generation, _ISLAND_STREAM, island)))
+            drawn = stream.integers(0, 2**63, size=1 if shared else n, dtype=np.int64).tolist()
+            return drawn * n if shared else drawn
+        if shared:
             return evaluation_seeds(self.run_seed, generation, 1) * n
         return evaluation_seeds(self.run_seed, generation, n)
+
+    def batch_seeds(self, batch: int, n: int) -> list[int]:
+        """Seeds of an asynchronous algorithm's `batch`-th submission (a stream apart from generations)."""
+        if not self.uses_seeds:
+            return [0] * n
+        seeds = np.random.SeedSequence(self.run_seed, spawn_key=(_BATCH_STREAM, batch))
+        children = seeds.spawn(1 if self.active and self.settings.common_random_numbers else n)
+        drawn = [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
+        return drawn * n if len(drawn) == 1 else drawn
 
     def hall_of_fame_seeds(self, n: int) -> list[int]:
         return evaluation_seeds(self.run_seed, _HALL_OF_FAME_STREAM, 1) * n

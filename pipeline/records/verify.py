@@ -18,13 +18,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from ..evolution.state import CHECKPOINT_KEYS
+from ..spec import RunSpec
 from .rundir import RunDir, RunDirError
-from .spec import RunSpec
 
 __all__ = ["Recovered", "check_identity", "recover"]
-
-_STATE_KEYS = ("generation", "next_id", "evaluations", "population", "hall_of_fame", "best_primary",
-               "stagnant", "elapsed_seconds")
 
 
 @dataclass
@@ -32,7 +30,7 @@ class Recovered:
     """Where a resumed run continues from."""
 
     generation: int  # the last complete generation; -1 if none
-    state: dict[str, Any] | None  # the state after it, as Evolution.restore takes it
+    state: dict[str, Any] | None  # the state after it, as Recorder.restore takes it
     rows: list[dict[str, Any]] = field(default_factory=list)  # generations.parquet rows 0..generation
     notes: list[str] = field(default_factory=list)  # repairs made, one line each
 
@@ -62,7 +60,8 @@ def recover(rundir: RunDir, run_id: str) -> Recovered:
     records = [_verified_record(rundir, g, run_id) for g in files]
     lost = [g for g, r in enumerate(records) if not rundir.population_file(g).exists()]
     for g in lost:
-        rundir.write_population(g, list(records[g]["state"]["population"]), records[g]["state"].get("population_rank"))
+        state = records[g]["state"]
+        rundir.write_population(g, list(state["population"]), state.get("population_rank"), state.get("islands"))
     if lost:
         notes.append(f"rewrote {len(lost)} population file(s) from the individuals files' records")
     last = len(records) - 1
@@ -83,7 +82,7 @@ def _verified_record(rundir: RunDir, generation: int, run_id: str) -> dict[str, 
         raise RunDirError(f"{path}: its record names generation {record.get('generation')} with "
                           f"{record.get('rows')} rows, the file is generation {generation} with {rows}")
     state = record.get("state")
-    if not isinstance(state, dict) or any(k not in state for k in _STATE_KEYS) \
+    if not isinstance(state, dict) or any(k not in state for k in CHECKPOINT_KEYS) \
             or not isinstance(record.get("summary"), dict) or state["generation"] != generation:
         raise RunDirError(f"{path}: its evo record is incomplete; cannot resume from it")
     rundir.row_counts[generation] = rows

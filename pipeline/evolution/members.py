@@ -8,17 +8,17 @@ from typing import Any
 import numpy as np
 from deap import base, creator
 
-from .spec import RunSpec
+from ..spec import RunSpec
 
 __all__ = ["Member", "Objectives", "jsonable", "scalar"]
 
 
 @dataclass
 class Member:
-    """One evaluated individual (plain data plus a DEAP fitness for selection)."""
+    """One individual: plain data, its scores, and a DEAP fitness for selection."""
 
     id: int
-    generation: int
+    born: int  # the generation that made it (a re-scored survivor keeps it)
     genome: Any
     parents: list[int]
     origin: str
@@ -26,7 +26,9 @@ class Member:
     eval_seconds: float = 0.0
     worker: str = ""
     fitness: Any = None
-    selected: bool = False
+    selected: bool = False  # alive after the generation it was (last) scored in
+    island: int = 0
+    order: int | None = None  # arrival order, for asynchronous algorithms
 
 
 class Objectives:
@@ -59,6 +61,10 @@ class Objectives:
         if self.mode == "weighted":
             return (float(sum(w * float(columns[n]) for n, w in self.weights.items())),)
         return tuple(float(columns[n]) for n in self.order)
+
+    def fitness(self, columns: dict[str, Any]) -> Any:
+        """The DEAP fitness of these objective columns."""
+        return self.fitness_class(self.values(columns))
 
     def primary_value(self, member: Member) -> float:
         if self.primary == "fitness":

@@ -242,17 +242,22 @@ class RunDir:
     def population_file(self, generation: int) -> Path:
         return self.population_dir / f"gen-{generation:06d}.parquet"
 
-    def write_population(self, generation: int, ids: list[int], ranks: list[int] | None = None) -> None:
-        """Who is alive after generation g, and each one's rank (0 = best; see Evolution._ranks).
+    def write_population(self, generation: int, ids: list[int], ranks: list[int] | None = None,
+                         islands: list[int] | None = None) -> None:
+        """Who is alive after generation g, and each one's rank (0 = best; see Schema.ranks);
+        with `islands` (each island's size, ids island by island), each one's island.
 
         Derived: the individuals file's record names the same ids, so a file
         lost to a crash is rewritten on resume."""
-        table = pa.table({
+        columns = {
             "run_id": pa.array([self.identity.get("run_id")] * len(ids), pa.string()),
             "generation": pa.array([generation] * len(ids), pa.int64()),
             "id": pa.array(ids, pa.int64()),
             "rank": pa.array(range(len(ids)) if ranks is None else ranks, pa.int64()),
-        })
+        }
+        if islands:
+            columns["island"] = pa.array([i for i, size in enumerate(islands) for _ in range(size)], pa.int64())
+        table = pa.table(columns)
         path = self.population_file(generation)
         with _naming(path):
             atomic_write_bytes(path, _table_bytes(table, self.file_metadata))
@@ -319,7 +324,8 @@ class RunDir:
 
     def write_derived(self, rows: list[dict[str, Any]], state: dict[str, Any], best: dict[str, Any]) -> None:
         """Everything derived from the individuals files, in order: population, table, checkpoint, best."""
-        self.write_population(int(state["generation"]), list(state["population"]), state.get("population_rank"))
+        self.write_population(int(state["generation"]), list(state["population"]), state.get("population_rank"),
+                              state.get("islands"))
         self.write_generations(rows)
         self.write_checkpoint(state)
         self.write_best(best)

@@ -1,0 +1,67 @@
+"""A fitness that only sleeps: the scale-out benchmark's plug-in problem and genome kind.
+
+`Sleepy` sleeps `ms` milliseconds per genome (times a mean-1 lognormal factor
+of spread `sigma`, drawn from the genome's seed, so every run sleeps the same
+durations), using no CPU: whatever a run spends beyond the sleeps divided by
+the workers is orchestration. Its objective counts a genome's ones (OneMax),
+so evolution has something to do. `Bits` is a plain bit-string kind.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pyarrow as pa
+
+
+def sleep_seconds(seed: int, ms: float, sigma: float) -> float:
+    """The sleep of one evaluation: `ms` times exp(sigma Z - sigma^2 / 2) (mean `ms`)."""
+    if sigma == 0:
+        return ms / 1000
+    z = np.random.default_rng(seed).standard_normal()
+    return ms / 1000 * math.exp(sigma * z - sigma * sigma / 2)
+
+
+class Sleepy:
+    objectives = ("ones",)
+    weights = (1.0,)
+
+    def __init__(self, options: dict) -> None:
+        self.ms = float(options.get("ms", 20.0))
+        self.sigma = float(options.get("sigma", 0.0))
+        self.bits = int(options.get("bits", 64))
+
+    def evaluate(self, genomes: list, seeds: list[int]) -> dict:
+        slept = []
+        for seed in seeds:
+            seconds = sleep_seconds(seed, self.ms, self.sigma)
+            if seconds > 0:
+                time.sleep(seconds)
+            slept.append(seconds)
+        return {"ones": np.array([int(np.count_nonzero(g)) for g in genomes]), "slept": np.array(slept)}
+
+
+class Bits:
+    record_type = pa.list_(pa.bool_())
+
+    def __init__(self, options: dict, task: Sleepy) -> None:
+        self.n = task.bits
+
+    def init(self, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        return [rng.random(self.n) < 0.5 for _ in range(n)]
+
+    def crossover(self, a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.where(rng.random(self.n) < 0.5, a, b)
+
+    def mutate(self, genome: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        child = genome.copy()
+        child[rng.integers(self.n)] ^= True
+        return child
+
+    def to_record(self, genome: np.ndarray) -> list[bool]:
+        return genome.tolist()
+
+    def from_record(self, record: list) -> np.ndarray:
+        return np.asarray(record, dtype=bool)

@@ -1,0 +1,55 @@
+"""Parent selection: which members of a population breed (indices, drawn from an explicit rng).
+
+One tie rule for the whole project: **equal fitness is a tie, and a tie goes
+to whoever comes first** — in a tournament, the entrant drawn first (as DEAP's
+`selTournament`); in a ranking, the member earlier in the order given
+(`best_first` is a stable sort, as DEAP's `selBest`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["best_first", "dense_ranks", "oldest_first_ranking", "tournament", "uniform"]
+
+
+def best_first(individuals: Sequence[Any]) -> list[Any]:
+    """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order.
+
+    Sorted by the weighted values DEAP compares, as tuples (compared in C, not
+    through `Fitness.__lt__`); a stable sort, reversed, keeps ties in order."""
+    return sorted(individuals, key=lambda ind: ind.fitness.wvalues, reverse=True)
+
+
+def oldest_first_ranking(individuals: Sequence[Any]) -> list[Any]:
+    """`best_first` over the individuals in order of birth (`.id`): ties go to the older one
+    (the hall of fame, and the population files' rank)."""
+    return best_first(sorted(individuals, key=lambda ind: ind.id))
+
+
+def dense_ranks(individuals: Sequence[Any]) -> np.ndarray:
+    """Rank of each individual, 0 the fittest, equal fitness equal rank: one sort a
+    generation, then every tournament is an argmin over integers.
+
+    DEAP orders fitnesses by their weighted values, lexicographically; so does
+    `np.unique` over rows, in C instead of a Python sort calling `Fitness.__lt__`."""
+    if not individuals:
+        return np.zeros(0, dtype=np.int64)
+    values = np.array([ind.fitness.wvalues for ind in individuals], dtype=np.float64)
+    _, inverse = np.unique(values, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return (inverse.max() - inverse).astype(np.int64)
+
+
+def tournament(ranks: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of `k` tournament winners, each the best-ranked of `size` entrants drawn with
+    replacement (a tie goes to the entrant drawn first)."""
+    entrants = rng.integers(len(ranks), size=(k, size))
+    return entrants[np.arange(k), ranks[entrants].argmin(axis=1)]
+
+
+def uniform(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """`k` indices drawn uniformly with replacement (no pressure: NSGA-II puts it in survival)."""
+    return rng.integers(n, size=k)

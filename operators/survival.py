@@ -1,0 +1,49 @@
+"""Survivor selection: who of parents and offspring lives on (DEAP's `selBest`/`selNSGA2` shapes).
+
+Every function takes individuals with a DEAP `.fitness` and returns the
+survivors fittest first; `key` (a genome's hashable identity) makes survivors
+distinct genomes while there are enough, because an elitist population of
+clones stops exploring.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from deap import tools
+
+from .selection import best_first
+
+__all__ = ["SURVIVAL", "comma", "nsga2", "plus"]
+
+Key = Callable[[Any], Any] | None
+
+
+def _best(pool: Sequence[Any], mu: int, key: Key) -> list[Any]:
+    ranked = best_first(pool)
+    if key is None:
+        return ranked[:mu]
+    seen, first, copies = set(), [], []
+    for ind in ranked:
+        identity = key(ind)
+        (copies if identity in seen else first).append(ind)
+        seen.add(identity)
+    return (first + copies)[:mu]
+
+
+def plus(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = None) -> list[Any]:
+    """(mu + lambda): the best `mu` of parents and offspring together."""
+    return _best(list(parents) + list(offspring), mu, key)
+
+
+def comma(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = None) -> list[Any]:
+    """(mu, lambda): the best `mu` of the offspring; parents die."""
+    return _best(list(offspring), mu, key)
+
+
+def nsga2(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = None) -> list[Any]:
+    """NSGA-II: non-dominated fronts, then crowding distance (DEAP's `selNSGA2`; `key` unused)."""
+    return tools.selNSGA2(list(parents) + list(offspring), mu)
+
+
+SURVIVAL = {"mu+lambda": plus, "mu,lambda": comma, "nsga2": nsga2}

@@ -1,0 +1,49 @@
+"""Variation: DEAP's `varOr` shape over a genome kind, one child per draw.
+
+Each child is a crossover (probability `cxpb`), a mutation (`mutpb`) or a
+copy of one parent; parents come from a selection function. All draws come
+from one generator in a fixed order, so a generation's children replay
+exactly from `(seed, generation)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .kind import GenomeKind
+
+__all__ = ["Child", "var_or"]
+
+# select(k, rng) -> k indices into the parents' genomes
+Select = Callable[[int, np.random.Generator], np.ndarray]
+
+
+@dataclass
+class Child:
+    genome: Any
+    parents: list[int]  # indices into the genomes handed to var_or
+    origin: str  # "crossover", "mutation" or "reproduction"
+
+
+def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int, cxpb: float, mutpb: float,
+           rng: np.random.Generator, repair: bool = True) -> list[Child]:
+    """`count` children of `genomes`; each repaired unless the kind's operator for its origin repairs already."""
+    children = []
+    for _ in range(count):
+        draw = rng.random()
+        if draw < cxpb:
+            a, b = (int(i) for i in select(2, rng))
+            child = Child(kind.crossover(genomes[a], genomes[b], rng), [a, b], "crossover")
+        elif draw < cxpb + mutpb:
+            a = int(select(1, rng)[0])
+            child = Child(kind.mutate(genomes[a], rng), [a], "mutation")
+        else:
+            a = int(select(1, rng)[0])
+            child = Child(kind.copy(genomes[a]), [a], "reproduction")
+        if repair and child.origin not in kind.repaired_origins:
+            child.genome = kind.repair(child.genome, rng)
+        children.append(child)
+    return children

@@ -1,0 +1,126 @@
+"""What `evo run` and `evo resume` say around the progress bar.
+
+The start line says what will happen (in-process, or Ray actors now, or Ray
+only if the run grows long: the handover rule); the done line says what did
+happen, read back from the run directory (how the run stopped, and the share
+of this invocation's evaluations that ran on Ray actors, from the `worker`
+column); and a finished run that `evo resume` cannot take further is told so,
+with why and how to go on, instead of "resuming" and doing nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["already_finished", "done_line", "execution_plan", "zero_generations_note"]
+
+
+def _handover_seconds() -> int:
+    from ..evaluation.handover import WORTH_SECONDS
+
+    return round(WORTH_SECONDS)
+
+
+def _ray_running_here() -> bool:
+    """A Ray already initialised in this process is used as it is (tests, notebooks)."""
+    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
+
+
+def execution_plan(execution: Mapping[str, Any]) -> str:
+    """Where the run will evaluate, as `make_evaluator` will decide it."""
+    from ..evaluation.ray_connect import cluster_address
+
+    workers = execution.get("workers", 2)
+    if workers == 0:
+        return "in-process, no Ray"
+    actors = "Ray workers (one per CPU)" if workers == "auto" else f"{workers} Ray worker{'' if workers == 1 else 's'}"
+    address = cluster_address(execution.get("address"))
+    if address is not None:
+        return f"{actors} on the cluster at {address}"
+    if _ray_running_here():
+        return f"{actors} on the Ray already running in this process"
+    if not execution.get("handover", True):
+        return f"{actors} on an embedded Ray (loopback), started now"
+    return (f"in-process; {actors} on an embedded Ray join{'s' if workers == 1 else ''} only if the run "
+            f"grows past ~{_handover_seconds()} s of evaluation")
+
+
+def zero_generations_note(generations: int) -> str | None:
+    """`--generations 0` is accepted, but it only scores the initial population: say so."""
+    if generations != 0:
+        return None
+    return ("generations = 0: only the initial population (generation 0) is made and scored; "
+            "no evolution (give --generations N for N generations after it)")
+
+
+def _stop(meta: Mapping[str, Any], last: int) -> str:
+    spec = meta["spec"]
+    total, stop = spec.get("generations"), spec.get("stop") or {}
+    reason = meta.get("stop_reason")
+    if reason == "target":
+        return f"stopped at generation {last} of {total}: target {stop.get('target')} reached"
+    if reason == "stagnation":
+        return f"stopped at generation {last} of {total}: no improvement in {stop.get('stagnation')} generations"
+    if reason == "callback":
+        return f"stopped at generation {last} of {total} by on_generation"
+    return f"generation {last} of {total}"
+
+
+def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
+    """The evaluations and where they ran, from the `worker` column."""
+    total = len(workers)
+    on_actors = sum(worker != "local" for worker in workers)
+    count = f"{total:,} evaluation{'' if total == 1 else 's'}"
+    if execution.get("workers", 2) == 0:
+        return f"{count} in-process"
+    if on_actors == 0:
+        embedded = execution.get("handover", True) and execution.get("address") is None
+        why = f" (Ray starts only for runs expected to last over ~{_handover_seconds()} s)" if embedded else ""
+        return f"{count}, all in-process{why}"
+    if on_actors == total:
+        return f"{count}, all on Ray actors"
+    share = min(max(on_actors / total, 0.01), 0.99)
+    return f"{count}, {share:.0%} on Ray actors (the first {total - on_actors:,} in-process)"
+
+
+def done_line(path: str | Path, first: int) -> str:
+    """How the run ended and where its evaluations ran, counting generations `first` on
+    (those this process ran), then where to read the logs."""
+    import pyarrow.parquet as pq
+
+    from ..records.rundir import RunDir
+
+    rundir = RunDir(path)
+    meta = rundir.read_run()
+    files = rundir.generation_files()
+    mine = [file for generation, file in files.items() if generation >= first]
+    tail = f"pandas.read_parquet('{rundir.path}/individuals')  ·  evo report {rundir.path}"
+    if not mine:
+        return f"done: {rundir.path}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
+    workers = [w for file in mine for w in pq.read_table(file, columns=["worker"]).column("worker").to_pylist()]
+    execution = meta["spec"].get("execution") or {}
+    return (f"done: {rundir.path}  ·  {_stop(meta, max(files))}  ·  {_where(workers, execution)}  ·  {tail}")
+
+
+def already_finished(meta: Mapping[str, Any], path: str | Path, last: int,
+                     generations: int | None, target: float | None, stagnation: int | None) -> str | None:
+    """Why resuming a finished run would run nothing, and how to go on; None if it would run."""
+    if meta.get("status") != "finished":
+        return None
+    spec = meta["spec"]
+    reason, stop, total = meta.get("stop_reason"), spec.get("stop") or {}, spec.get("generations")
+    if reason == "generations" and (generations is None or generations <= last):
+        return (f"{path} already finished: it ran all its generations, to generation {last}. "
+                f"To go on: evo resume {path} --generations N, with N above {last}")
+    if reason == "target" and target is None:
+        return (f"{path} already finished at generation {last} of {total}: it reached its target "
+                f"{stop.get('target')} (stop.target). To go on, give it one it has not reached: "
+                f"evo resume {path} --target T")
+    if reason == "stagnation" and stagnation is None:
+        patience = int(stop.get("stagnation") or 0)
+        return (f"{path} already finished at generation {last} of {total}: no improvement in {patience} "
+                f"generations (stop.stagnation). To go on, allow more: "
+                f"evo resume {path} --stagnation {2 * patience}")
+    return None

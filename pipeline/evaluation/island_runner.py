@@ -1,0 +1,179 @@
+"""Islands on Ray: a light runner actor per island, emigrants passed runner to runner, chunks
+pulled from one shared queue by every evaluation actor.
+
+Import only after `ray_connect.connect()` (it imports Ray).
+
+A runner (`IslandRunner`, no CPU of its own, spread over the nodes) builds
+the run's parts from the spec, then runs one island's epochs: migration in
+(from its sources' populations), variation, selection, and scoring through
+the shared `Dispatcher` (`island_dispatch.py`). Each epoch's call takes the
+object refs of the populations it starts from: its own island's, and its
+sources' where a migration comes first; Ray starts it as soon as those exist,
+so the driver submits epochs ahead (`LOOKAHEAD` rounds) and is on no
+island's path: it only reads each epoch's log rows, replaces dead actors the
+dispatcher reports, and on a stop kills the runners. A runner that dies
+(its node lost) raises `IslandsLost`: the driver starts every island again
+from the last recorded generation on new runners, which gives the same members.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from fitness.plugins import install_bundle
+
+from ..evolution.island_loop import IslandsLost
+from ..evolution.islands import IslandGeneration, Plan, evolve, migrated
+from ..evolution.members import Member
+from ..evolution.scoring import Scorer
+from .core import EvaluationError, one_line
+from .island_dispatch import DispatchedEvaluator, Dispatcher
+from .ray_pool import RayEvaluator
+
+__all__ = ["IslandRunner", "RayIslands"]
+
+LOOKAHEAD = 2  # rounds of epochs (one per island) submitted ahead of the results read
+
+
+def _bare(members: list[Member]) -> list[Member]:
+    """Members as they travel: without the DEAP fitness (rebuilt from the columns on arrival)."""
+    return [replace(m, fitness=None) for m in members]
+
+
+class IslandRunner:
+    """A Ray actor running one island's epochs (see the module docstring)."""
+
+    def setup(self, spec: dict[str, Any], code: bytes | None, dispatcher: Any) -> None:
+        from ..evolution.parts import build_parts
+        from ..spec import RunSpec
+
+        try:
+            if code is not None:
+                install_bundle(code)
+            run_spec = RunSpec.model_validate(spec)
+            self.parts = build_parts(run_spec)
+            self.plan = Plan.of(run_spec)
+            self.chunk_size = run_spec.execution.chunk_size
+            self.dispatcher = dispatcher
+        except Exception as exc:  # raised again by every epoch: the driver sees this cause
+            self.broken = exc
+            raise
+
+    def run_epoch(self, island: int, first: int, last: int, workers: int, migrate: bool, own: list[Member],
+                  *sources: list[Member]) -> tuple[list[IslandGeneration], list[Member]]:
+        """Generations `first`..`last` of `island` from `own` (with the migration after `first - 1`
+        from `sources`, in `Plan.sources` order, if `migrate`); and its population after `last`."""
+        if hasattr(self, "broken"):
+            raise self.broken
+        for m in [*own, *(m for source in sources for m in source)]:
+            m.fitness = self.parts.objectives.fitness(m.columns)
+        population = own
+        if migrate:
+            leaving = {island: own, **dict(zip(self.plan.sources(first - 1, island), sources))}
+            population = migrated(self.plan, first - 1, island, leaving)[0]
+        evaluator = DispatchedEvaluator(self.dispatcher, workers, self.plan.count, self.chunk_size)
+        scorer = Scorer(evaluator, self.parts.noise, self.parts.objectives)
+        done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
+        for generation in done:
+            generation.scored = _bare(generation.scored)
+        return done, _bare(population)
+
+
+class RayIslands:
+    """The driver's side: the dispatcher over the run's pool, a runner per island, epochs ahead."""
+
+    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None) -> None:
+        """Starts the dispatcher and the runners (with the pool's actors still starting); with
+        `execution.wait_for_workers`, returns once they and every actor are ready."""
+        self.pool, self.plan, self.end = pool, Plan.of(spec), spec.generations
+        self._spec = spec.model_dump(mode="json")
+        self._code = None if code is None else ray.put(code)
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+        self.dispatcher = ray.remote(Dispatcher).options(num_cpus=0, max_restarts=0,
+                                                         scheduling_strategy=here).remote(pool.max_retries)
+        self.dispatcher.adopt.remote(pool.slots())
+        self._remote = ray.remote(IslandRunner).options(num_cpus=0, max_restarts=0, scheduling_strategy="SPREAD")
+        self.runners, self._setups = self._start_runners()
+        self._running: dict[Any, int] = {}  # epoch log ref -> island
+        self._begun = False
+        if spec.execution.wait_for_workers:
+            try:
+                ray.get(self._setups)
+            except RayTaskError as error:
+                self.close()
+                raise error.cause from None
+            pool.wait_until_ready()
+
+    def _start_runners(self) -> tuple[list[Any], list[Any]]:
+        runners = [self._remote.remote() for _ in range(self.plan.count)]
+        return runners, [r.setup.remote(self._spec, self._code, self.dispatcher) for r in runners]
+
+    def begin(self, homes: list[list[Member]], first: int) -> None:
+        if self._begun:  # a restart: fresh runners, nothing of the old ones' queued epochs
+            for runner in self.runners:
+                ray.kill(runner)
+            self.runners, self._setups = self._start_runners()
+            self._running.clear()
+        self._begun = True
+        self._leaving = [ray.put(_bare(home)) for home in homes]  # refs of each island's latest population
+        self._first, self._migrate = first, False  # the homes are settled already
+
+    def _submit_round(self) -> None:
+        """Every island's next epoch, started by Ray once the populations it needs exist."""
+        first, last = self._first, self.plan.epoch_last(self._first, self.end)
+        migrate = self._migrate and self.plan.migrates_after(first - 1)
+        routes = [self.plan.sources(first - 1, i) if migrate else [] for i in range(self.plan.count)]
+        leaving = []
+        for island, runner in enumerate(self.runners):
+            inputs = [self._leaving[island], *(self._leaving[s] for s in routes[island])]
+            log, population = runner.run_epoch.options(num_returns=2).remote(
+                island, first, last, self.pool.workers, migrate, *inputs)
+            self._running[log] = island
+            leaving.append(population)
+        self._leaving, self._first, self._migrate = leaving, last + 1, True
+
+    def busy(self) -> bool:
+        return bool(self._running) or self._first <= self.end
+
+    def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]:
+        self._replace_lost()
+        while self._first <= self.end and len(self._running) < LOOKAHEAD * self.plan.count:
+            self._submit_round()
+        refs = list(self._running)
+        ready, _ = ray.wait(refs, num_returns=1, timeout=timeout)
+        if ready:
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+        finished = []
+        for ref in ready:
+            island = self._running.pop(ref)
+            try:
+                finished.append((island, ray.get(ref)))
+            except RayTaskError as error:  # the island's own code raised (a task error, a broken spec)
+                cause = error.cause
+                if isinstance(cause, RayError):  # an epoch it depends on lost its runner
+                    raise IslandsLost(one_line(cause)) from None
+                raise (cause if isinstance(cause, EvaluationError) else EvaluationError(
+                    f"island {island}: {one_line(cause)}")) from cause
+            except RayError as error:  # the runner died (its node was lost)
+                raise IslandsLost(f"island {island}'s runner: {one_line(error)}") from None
+        return finished
+
+    def _replace_lost(self) -> None:
+        """Replace the actors the dispatcher found dead, and hand it the successors."""
+        lost = ray.get(self.dispatcher.lost.remote())
+        for number, cause in lost:
+            self.pool.replace(number, cause)
+        if lost:
+            self.dispatcher.adopt.remote(self.pool.slots())
+
+    def close(self) -> None:
+        """Kill the runners and the dispatcher (a stop discards the epochs they were running)."""
+        for handle in [*self.runners, self.dispatcher]:
+            ray.kill(handle)
+        self.runners = []
+        self._running.clear()

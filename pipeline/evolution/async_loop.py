@@ -1,0 +1,103 @@
+"""The asynchronous run loop (LEAP's `steady_state` driver): no barrier, every worker busy.
+
+It keeps `2 x workers` batches in flight on the evaluator (`submit`); as each
+comes back (`wait` for any), its members are told to the algorithm one by one
+in arrival order and new children are bred and sent at once. Every
+`offspring` arrivals (the first `size` for generation 0) make a generation:
+the tracker keeps the books, the recorder commits it, hooks hear its row and
+the stop rules are checked. A batch is sized to take about `BATCH_SECONDS` of
+evaluation, so each Ray call carries enough work to pay for itself.
+
+With workers = 0 one child at a time is bred, scored and told: the run is
+deterministic and resumes exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .loop import Hook, Loop, Recording
+from .members import Member
+from .scoring import Scorer
+from .state import State
+from .tracking import Tracker
+
+__all__ = ["AsyncLoop"]
+
+BATCH_SECONDS = 0.05  # evaluation time a batch aims at (Ray calls cost ~1 ms each)
+IN_FLIGHT_PER_WORKER = 2
+_BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
+
+
+def batch_rng(seed: int, batch: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([seed, batch, _BATCH_STREAM]))
+
+
+class AsyncLoop(Loop):
+    def __init__(self, algorithm: Any, scorer: Scorer, tracker: Tracker, recorder: Recording, seed: int,
+                 hooks: list[Hook] | None = None) -> None:
+        super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
+        self.settings = algorithm.settings  # population size and offspring
+        workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
+        self.in_flight = max(1, IN_FLIGHT_PER_WORKER * workers)
+        self.max_batch = 1 if workers == 0 else max(1, self.settings.offspring // self.in_flight)
+        self._seconds_per_member: float | None = None
+
+    def run(self, state: State) -> tuple[State, str]:
+        pending: dict[int, list[Member]] = {}
+        generation: list[Member] = []  # arrivals since the last recorded generation
+        self._started, self._failures = time.perf_counter(), 0
+        reason = self.tracker.stop_reason(state)
+        while reason is None:
+            while len(pending) < self.in_flight:
+                state = self._send(state, pending)
+            done = self.scorer.evaluator.wait(list(pending))
+            for ticket in sorted(done):
+                members = pending.pop(ticket)
+                self.scorer.apply(members, done[ticket])
+                self._failures += int(done[ticket].failures)
+                self._learn(members)
+                for member in members:
+                    state, generation, reason = self._arrive(state, generation, member)
+                    if reason is not None:
+                        return state, reason
+        return state, reason
+
+    def _send(self, state: State, pending: dict[int, list[Member]]) -> State:
+        batch = int(state.extra.get("batches", 0))
+        members = self.algorithm.ask(state, batch_rng(self.seed, batch), self._batch_size())
+        state = self.algorithm.bred(state, members)
+        state = replace(state, extra={**state.extra, "batches": batch + 1})
+        ticket = self.scorer.submit(members, self.scorer.noise.batch_seeds(batch, len(members)))
+        pending[ticket] = members
+        return state
+
+    def _arrive(self, state: State, generation: list[Member], member: Member) -> tuple[State, list[Member], str | None]:
+        arrivals = int(state.extra.get("arrivals", 0))
+        member.order = arrivals
+        state = self.algorithm.tell(state, [member])
+        state = replace(state, extra={**state.extra, "arrivals": arrivals + 1})
+        generation = generation + [member]
+        boundary = self.settings.size + max(state.generation + 1, 0) * self.settings.offspring
+        if arrivals + 1 < boundary:
+            return state, generation, None
+        state = self.tracker.update(replace(state, generation=state.generation + 1), generation)
+        state = self.recorder.record(state, generation, self._failures, self._started)
+        self._started, self._failures = time.perf_counter(), 0
+        self.announce(state)
+        return state, [], self.tracker.stop_reason(state)
+
+    def _learn(self, members: list[Member]) -> None:
+        seconds = float(np.mean([m.eval_seconds for m in members]))
+        previous = self._seconds_per_member
+        self._seconds_per_member = seconds if previous is None else 0.8 * previous + 0.2 * seconds
+
+    def _batch_size(self) -> int:
+        if self.max_batch == 1 or not self._seconds_per_member:
+            return 1
+        return max(1, min(self.max_batch, math.ceil(BATCH_SECONDS / self._seconds_per_member)))

@@ -1,0 +1,84 @@
+"""Generational evolution: (mu + lambda), (mu, lambda) and NSGA-II as one ask/tell algorithm.
+
+Each generation breeds `offspring` children by DEAP's `varOr` (tournament
+parents; uniform ones for NSGA-II, whose pressure is in survival), scores
+them (and, with sampled fitness, the survivors again), and keeps `size`
+survivors. Every draw comes from the generation's rng, so a run replays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+import numpy as np
+
+from operators import selection
+from operators.survival import SURVIVAL
+from operators.variation import var_or
+
+from .algorithms import Context, new_members, register
+from .members import Member
+from .state import State
+
+__all__ = ["Generational", "first_population", "rescored"]
+
+
+def first_population(context: Context, rng: np.random.Generator, size: int, first_id: int = 0) -> list[Member]:
+    """`size` new genomes (repaired if the spec says so), ids from `first_id`."""
+    kind = context.kind
+    genomes = kind.init(size, rng)
+    if context.spec.operators.repair:
+        genomes = [kind.repair(g, rng) for g in genomes]
+    return [Member(first_id + i, 0, g, [], "init", {}) for i, g in enumerate(genomes)]
+
+
+def rescored(population: list[Member]) -> list[Member]:
+    """Survivors to be scored again: copies whose new counts will pool with the old."""
+    return [replace(m, columns=dict(m.columns), fitness=None, selected=False) for m in population]
+
+
+@register("mu+lambda", "mu,lambda", "nsga2")
+class Generational:
+    """One population; `population.algorithm` names its survivor selection."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.settings = context.spec.population
+        self.survive = SURVIVAL[self.settings.algorithm]
+
+    def breed(self, population: list[Member], generation: int, next_id: int, count: int,
+              rng: np.random.Generator) -> list[Member]:
+        """`count` children of `population` (ids from `next_id`)."""
+        ops = self.context.spec.operators
+        if self.settings.algorithm == "nsga2":
+            def select(k: int, rng: np.random.Generator) -> np.ndarray:
+                return selection.uniform(len(population), k, rng)
+        else:
+            ranks = selection.dense_ranks(population)
+
+            def select(k: int, rng: np.random.Generator) -> np.ndarray:
+                return selection.tournament(ranks, k, self.settings.tournament, rng)
+        children = var_or(self.context.kind, [m.genome for m in population], select, count,
+                          ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
+        return new_members(children, population, generation, next_id)
+
+    def survivors(self, previous: list[Member], offspring: list[Member]) -> list[Member]:
+        key = (lambda m: self.context.kind.identity(m.genome)) if self.settings.distinct else None
+        return self.survive(previous, offspring, self.settings.size, key)
+
+    def ask(self, state: State, rng: np.random.Generator) -> list[Member]:
+        if state.generation < 0:
+            return first_population(self.context, rng, self.settings.size)
+        population = state.populations[0]
+        children = self.breed(population, state.generation + 1, state.next_id, self.settings.offspring, rng)
+        return children + (rescored(population) if self.context.reevaluate else [])
+
+    def tell(self, state: State, scored: list[Member]) -> State:
+        generation = state.generation + 1
+        if state.generation < 0:
+            population, next_id = scored, max(m.id for m in scored) + 1
+        else:
+            offspring = [m for m in scored if m.born == generation]
+            previous = [m for m in scored if m.born < generation] if self.context.reevaluate \
+                else state.populations[0]
+            population, next_id = self.survivors(previous, offspring), state.next_id + len(offspring)
+        return replace(state, generation=generation, populations=[population], next_id=next_id)

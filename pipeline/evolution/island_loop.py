@@ -1,0 +1,231 @@
+"""The island model's driver: it hands the islands to a backend and writes the log of what they did.
+
+An epoch is an island's run of generations up to the next multiple of
+`interval` (`Plan.epoch_last`). The backend runs every island's epochs on
+its own, migrations included: all in this process (`InProcessIslands`,
+workers = 0, the reference log), or in island runners on the cluster that
+pass emigrants to each other (`evaluation/island_runner.py`). The driver only
+
+* takes in each finished epoch, and settles each migration a second time
+  (the same function on the same members, so the same result) to log it;
+* records generation g once every island has reached it (and its migration
+  is settled): one individuals file holding every island's members and the
+  migrants placed, one generations.parquet row over all islands, the
+  checkpoint; `wall_seconds` is the time from the moment the last island
+  finished g - 1 to the moment the last finished g;
+* checks the stop rules after each recorded generation. A stop at g
+  discards whatever islands did after g, so the log is the one an
+  uninterrupted run stopping at g writes. If an island runner is lost, the
+  islands start again from the last recorded generation (the same members).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
+
+from ..evaluation import EvaluationError
+from .algorithms import Algorithm
+from .islands import IslandGeneration, Plan, evolve, migrated, populations
+from .loop import Hook, Recording
+from .members import Member, Objectives
+from .scoring import Scorer
+from .state import State
+from .tracking import Tracker
+
+if TYPE_CHECKING:
+    from ..evaluation import Evaluator
+    from ..spec import RunSpec
+    from .parts import Parts
+
+__all__ = ["Backend", "InProcessIslands", "IslandLoop", "IslandsLost", "island_loop"]
+
+_POLL_SECONDS = 1.0
+MAX_RESTARTS = 3  # island runners lost in one session before the run gives up
+
+
+class IslandsLost(RuntimeError):
+    """An island runner died (its node was lost): start again from the last recorded generation."""
+
+
+class Backend(Protocol):
+    """Where islands run: `begin` at once; `results` gives the epochs finished since, in any order."""
+
+    def begin(self, homes: list[list[Member]], first: int) -> None: ...
+
+    def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]: ...
+
+    def busy(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessIslands:
+    """workers = 0: every island's next epoch, one after the other, when results are asked for."""
+
+    def __init__(self, algorithm: Algorithm, scorer: Scorer, plan: Plan, end: int) -> None:
+        self.algorithm, self.scorer, self.plan, self.end = algorithm, scorer, plan, end
+        self.homes: list[list[Member]] = []
+        self.first = end + 1
+
+    def begin(self, homes: list[list[Member]], first: int) -> None:
+        self.homes, self.first = [list(h) for h in homes], first
+
+    def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]:
+        if not self.busy():
+            return []
+        first, last = self.first, self.plan.epoch_last(self.first, self.end)
+        finished, leaving = [], {}
+        for island, home in enumerate(self.homes):
+            done, leaving[island] = evolve(self.algorithm, self.scorer, self.plan, island, home, first, last)
+            finished.append((island, done))
+        self.homes = [migrated(self.plan, last, i, leaving)[0] for i in range(self.plan.count)]
+        self.first = last + 1
+        return finished
+
+    def busy(self) -> bool:
+        return self.first <= self.end
+
+    def close(self) -> None:
+        self.homes = []
+
+
+class IslandLoop:
+    """Records the islands' generations until a stop rule fires; see the module docstring."""
+
+    def __init__(self, plan: Plan, backend: Backend, tracker: Tracker, recorder: Recording, objectives: Objectives,
+                 hooks: list[Hook] | None = None) -> None:
+        self.plan, self.backend, self.tracker, self.recorder = plan, backend, tracker, recorder
+        self.objectives = objectives
+        self.hooks = list(hooks or [])
+        self.restarts = 0
+
+    def run(self, state: State) -> tuple[State, str]:
+        """Generations until a stop rule fires; the final state and the rule's name."""
+        reason = self.tracker.stop_reason(state)
+        if reason is not None:
+            return state, reason
+        self._begin(state)
+        try:
+            while True:
+                if not self._recordable(state.generation + 1):
+                    if not self.backend.busy():
+                        raise RuntimeError(f"islands stalled before generation {state.generation + 1}")
+                    self._receive(state, _POLL_SECONDS)
+                    continue
+                state = self._record(state)
+                reason = self.tracker.stop_reason(state)
+                if reason is not None:
+                    return state, reason
+        finally:
+            self.backend.close()
+
+    def _begin(self, state: State) -> None:
+        count = self.plan.count
+        if state.generation < 0:
+            homes: list[list[Member]] = [[] for _ in range(count)]
+        else:
+            expected = self.plan.next_id(state.generation + 1)
+            if len(state.populations) != count or state.next_id != expected:
+                raise ValueError(f"the checkpoint after generation {state.generation} holds "
+                                 f"{len(state.populations)} island(s) and next id {state.next_id}; "
+                                 f"the spec's island model expects {count} and {expected}")
+            homes = [list(p) for p in state.populations]
+        self.homes = {i: (state.generation, homes[i]) for i in range(count)}  # where each island's next epoch starts
+        self.inbox: dict[tuple[int, int], list[IslandGeneration]] = {}  # (island, first generation) -> epoch
+        self.done: dict[int, dict[int, list]] = {}  # generation -> island -> [scored, population, failures, finished]
+        self.leaving: dict[tuple[int, int], list[Member]] = {}  # (island, m): its population before migrating
+        self.arrived: dict[tuple[int, int], list[Member]] = {}  # (island, m): the migrants it took in
+        self._finished = time.time()  # when the last island finished the last recorded generation
+        self.backend.begin(homes, state.generation + 1)
+
+    def _receive(self, state: State, timeout: float) -> None:
+        try:
+            results = self.backend.results(timeout)
+        except IslandsLost as lost:
+            self.restarts += 1
+            if self.restarts > MAX_RESTARTS:
+                raise EvaluationError(f"island runners lost {self.restarts} times; last cause: {lost}") from None
+            self._begin(state)  # the same members again, from the last recorded generation
+            return
+        for island, generations in results:
+            self.inbox[(island, generations[0].generation)] = generations
+        while self._advance():
+            pass
+
+    def _advance(self) -> bool:
+        """Take in every epoch whose start is settled, and settle what migrations can be; False: no progress."""
+        progress = False
+        for island, (generation, home) in list(self.homes.items()):
+            epoch = self.inbox.pop((island, generation + 1), None)
+            if epoch is None:
+                continue
+            progress = True
+            for done, alive in zip(epoch, populations(home, epoch)):
+                for m in done.scored:
+                    if m.fitness is None:  # members from a runner travel without their DEAP fitness
+                        m.fitness = self.objectives.fitness(m.columns)
+                self.done.setdefault(done.generation, {})[island] = [done.scored, alive, done.failures, done.finished]
+            last = epoch[-1].generation
+            self.leaving[(island, last)] = self.done[last][island][1]
+            del self.homes[island]
+        for island in range(self.plan.count):
+            progress |= self._settle(island)
+        return progress
+
+    def _settle(self, island: int) -> bool:
+        """Settle `island`'s migration after its last epoch if its sources have got there too."""
+        ends = [m for (i, m) in self.leaving if i == island and (island, m) not in self.arrived]
+        if island in self.homes or not ends:
+            return False
+        m = max(ends)
+        sources = self.plan.sources(m, island) if self.plan.migrates_after(m) else []
+        if any((s, m) not in self.leaving for s in sources):
+            return False
+        population, self.arrived[(island, m)] = migrated(
+            self.plan, m, island, {i: self.leaving[(i, m)] for i in [island, *sources]})
+        self.done[m][island][1] = population
+        self.homes[island] = (m, population)
+        return True
+
+    def _recordable(self, generation: int) -> bool:
+        """Every island has done `generation`, and settled the migration after it if its epoch ended there."""
+        islands = self.done.get(generation, {})
+        return len(islands) == self.plan.count and all(
+            (i, generation) not in self.leaving or (i, generation) in self.arrived for i in range(self.plan.count))
+
+    def _record(self, state: State) -> State:
+        generation = state.generation + 1
+        done = self.done.pop(generation)
+        islands = range(self.plan.count)
+        scored = [m for i in islands for m in done[i][0]]
+        migrants = [m for i in islands for m in self.arrived.pop((i, generation), [])]
+        for i in islands:
+            self.leaving.pop((i, generation), None)
+        state = replace(state, generation=generation, populations=[done[i][1] for i in islands],
+                        next_id=self.plan.next_id(generation + 1))
+        state = self.tracker.update(state, scored)
+        finished = max(done[i][3] for i in islands)
+        seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)
+        state = self.recorder.record(state, scored + migrants, sum(done[i][2] for i in islands),
+                                     time.perf_counter() - seconds)
+        for hook in self.hooks:
+            if hook(dict(state.rows[-1])) is True:
+                self.tracker.stop_requested = True
+        return state
+
+
+def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Tracker, recorder: Recording,
+                hooks: list[Hook], code: bytes | None) -> IslandLoop:
+    """The island model's loop for a run: in this process on workers = 0, else island runners
+    on the Ray actors of `evaluator` (with the spec's own modules, `code`)."""
+    plan = Plan.of(spec)
+    if evaluator.workers == 0:
+        backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives), plan,
+                                            spec.generations)
+    else:
+        from ..evaluation.island_runner import RayIslands
+
+        backend = RayIslands(spec, evaluator, code)
+    return IslandLoop(plan, backend, tracker, recorder, parts.objectives, hooks)

@@ -1,0 +1,183 @@
+"""The island model: `count` populations evolve apart and exchange migrants every `interval` generations.
+
+Between two migrations an island needs nobody: `evolve` runs its generations
+(the run's generational algorithm, ask -> score -> tell) on whatever scores
+members, in this process or in an island runner on the cluster. Every draw
+and every id is a function of (seed, island, generation), never of timing or
+of which island finished first, so a run writes the same log on any number
+of workers and resumes exactly:
+
+* variation draws from `variation_rng(seed, g, island)`, evaluation seeds
+  from `NoiseControl.seeds(g, n, island)`, the random topology from
+  `migration_rng(seed, g)`;
+* island i's first members are ids i*size .. i*size+size-1; generation g's
+  children of island i are `next_id(g) + i*offspring + j`; the migrants
+  placed after generation g take the ids after all of g's children, island
+  by island (`migrant_id`).
+
+A migration happens after every generation g > 0 that is a multiple of
+`interval`: each island sends copies of its best `migrants` along the
+topology; each copy is a new member (origin "migrant", its parent the
+emigrant, born g, the emigrant's scores, not evaluated again) that replaces
+one of the worst of its destination; the best of an island always stays.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+from operators.migration import destinations, emigrants, place
+
+from .algorithms import Algorithm
+from .members import Member
+from .scoring import Scorer
+from .state import State, variation_rng
+
+if TYPE_CHECKING:
+    from ..spec import RunSpec
+
+__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrated", "migration_rng", "populations", "settle"]
+
+_MIGRATION_STREAM = 3  # variation is stream 1 (state.variation_rng)
+
+
+def migration_rng(seed: int, generation: int) -> np.random.Generator:
+    """The draws of the migration after `generation` (the random topology's routes)."""
+    return np.random.default_rng(np.random.SeedSequence([seed, generation, _MIGRATION_STREAM]))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The island model of a run: sizes, schedule, routes and ids, all from the spec."""
+
+    count: int
+    interval: int
+    migrants: int
+    topology: str
+    size: int  # per island
+    offspring: int  # per island and generation
+    seed: int
+    _routes: dict[int, list[list[int]]] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _placed: list[int] = field(default_factory=lambda: [0], compare=False, hash=False, repr=False)
+
+    @classmethod
+    def of(cls, spec: RunSpec) -> Plan:
+        islands = spec.islands
+        assert islands is not None
+        return cls(islands.count, islands.interval, islands.migrants, islands.topology, spec.population.size,
+                   spec.population.offspring, spec.seed)
+
+    def migrates_after(self, generation: int) -> bool:
+        return self.count > 1 and self.migrants > 0 and self.is_epoch_end(generation)
+
+    def is_epoch_end(self, generation: int) -> bool:
+        return generation > 0 and generation % self.interval == 0
+
+    def epoch_last(self, first: int, end: int) -> int:
+        """The last generation of an epoch starting at `first`: the next multiple of `interval`
+        (islands report back there, migrating or not), at most the run's `end`."""
+        return min(-(-max(first, 1) // self.interval) * self.interval, end)
+
+    def sources(self, generation: int, island: int) -> list[int]:
+        """The islands whose emigrants arrive at `island` after `generation`, in island order."""
+        if generation not in self._routes:
+            self._routes[generation] = destinations(self.topology, self.count, migration_rng(self.seed, generation))
+        return [source for source, targets in enumerate(self._routes[generation]) if island in targets]
+
+    def rooms(self, generation: int) -> list[int]:
+        """How many migrants each island takes in after `generation` (at most size - 1)."""
+        return [min(self.migrants * len(self.sources(generation, i)), self.size - 1) for i in range(self.count)]
+
+    def next_id(self, generation: int) -> int:
+        """The id of generation `generation`'s first child (0: the first members)."""
+        if generation <= 0:
+            return 0
+        points = (generation - 1) // self.interval if self.count > 1 and self.migrants > 0 else 0
+        return (self.count * self.size + (generation - 1) * self.count * self.offspring
+                + self._placed_by(points))
+
+    def _placed_by(self, migrations: int) -> int:
+        """Migrants placed by the first `migrations` migrations (remembered: ids are asked for often)."""
+        while len(self._placed) <= migrations:
+            self._placed.append(self._placed[-1] + sum(self.rooms(len(self._placed) * self.interval)))
+        return self._placed[migrations]
+
+    def migrant_id(self, generation: int, island: int) -> int:
+        """The id of the first migrant placed in `island` after `generation`."""
+        return (self.next_id(generation) + self.count * self.offspring
+                + sum(self.rooms(generation)[:island]))
+
+
+@dataclass
+class IslandGeneration:
+    """What one island did in one generation: the members it scored and who is alive after."""
+
+    generation: int
+    scored: list[Member]  # in the order they were scored
+    population: list[int]  # ids alive after it (before any migration)
+    failures: int  # worker failures recovered while scoring
+    finished: float = 0.0  # when it ended (time.time(), wherever it ran)
+
+
+def evolve(algorithm: Algorithm, scorer: Scorer, plan: Plan, island: int, population: list[Member],
+           first: int, last: int) -> tuple[list[IslandGeneration], list[Member]]:
+    """Generations `first`..`last` of one island, from its population after `first - 1`;
+    and its population after `last` (before any migration)."""
+    done = []
+    for generation in range(first, last + 1):
+        state = State(generation=generation - 1, populations=[population],
+                      next_id=plan.next_id(generation) + island * plan.offspring)
+        batch = algorithm.ask(state, variation_rng(plan.seed, generation, island))
+        if generation == 0:  # the algorithm numbers from 0: island i's block starts at i * size
+            batch = [replace(m, id=m.id + island * plan.size) for m in batch]
+        elif sum(m.born == generation for m in batch) > plan.offspring:
+            raise ValueError(f"island {island} made more than population.offspring = {plan.offspring} children "
+                             f"in generation {generation}")
+        for m in batch:
+            m.island = island
+        failures = scorer.score(generation, batch, island)
+        population = algorithm.tell(state, batch).populations[0]
+        done.append(IslandGeneration(generation, batch, [m.id for m in population], failures, time.time()))
+    return done, population
+
+
+def populations(home: list[Member], done: list[IslandGeneration]) -> list[list[Member]]:
+    """The members alive after each generation of an epoch that started from `home`."""
+    known = {m.id: m for m in home}
+    alive = []
+    for generation in done:
+        known.update((m.id, m) for m in generation.scored)  # a re-scored survivor: its new row
+        alive.append([known[i] for i in generation.population])
+        known = {m.id: m for m in alive[-1]}
+    return alive
+
+
+def migrated(plan: Plan, generation: int, island: int, leaving: Mapping[int, list[Member]]) -> \
+        tuple[list[Member], list[Member]]:
+    """`island`'s population after the migration that follows `generation` (as it was, if none
+    does), and the migrants it took in; `leaving` holds it and its sources before the migration."""
+    if not plan.migrates_after(generation):
+        return leaving[island], []
+    arrivals = immigrants(plan, generation, island, leaving)
+    return settle(leaving[island], arrivals), arrivals
+
+
+def immigrants(plan: Plan, generation: int, island: int, homes: Mapping[int, list[Member]]) -> list[Member]:
+    """The migrants `island` takes in after `generation`: copies of the best of each source
+    island (`homes[source]`, its population before the migration), with their new ids."""
+    arriving = [m for source in plan.sources(generation, island) for m in emigrants(homes[source], plan.migrants)]
+    first = plan.migrant_id(generation, island)
+    room = plan.rooms(generation)[island]
+    return [replace(m, id=first + k, born=generation, parents=[m.id], origin="migrant", columns=dict(m.columns),
+                    eval_seconds=0.0, worker="", fitness=copy.deepcopy(m.fitness), selected=True, island=island)
+            for k, m in enumerate(arriving[:room])]
+
+
+def settle(population: list[Member], arrivals: list[Member]) -> list[Member]:
+    """The island's population after the migration: the arrivals replace its worst."""
+    return place(population, arrivals)

@@ -1,0 +1,70 @@
+"""The run's bookkeeping after each generation, whatever the algorithm: hall of fame,
+best so far, stagnation, evaluations; and the stop rules that read them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from deap import tools
+
+from operators.selection import oldest_first_ranking
+
+from ..spec import RunSpec
+from .members import Member, Objectives
+from .state import State
+
+__all__ = ["HALL_OF_FAME_SIZE", "Tracker"]
+
+HALL_OF_FAME_SIZE = 10
+
+
+class Tracker:
+    def __init__(self, spec: RunSpec, objectives: Objectives) -> None:
+        self.spec = spec
+        self.objectives = objectives
+        self.stop_requested = False  # a callback asked to stop after this generation
+
+    def update(self, state: State, scored: list[Member]) -> State:
+        """`state` (as the algorithm left it) with the bookkeeping of a generation that scored `scored`;
+        each scored member is marked `selected` if it is in the population now."""
+        alive = {m.id for m in state.population}
+        for m in scored:
+            m.selected = m.id in alive
+        best = self._best_of(state.population)
+        if state.best_so_far is None or self.objectives.better(best, state.best_so_far):
+            best_so_far, stagnant = best, 0
+        else:
+            best_so_far, stagnant = state.best_so_far, state.stagnant + 1
+        return replace(state, hall_of_fame=self._hall_of_fame(state.hall_of_fame, scored),
+                       best_so_far=best_so_far, stagnant=stagnant, evaluations=state.evaluations + len(scored))
+
+    def _best_of(self, population: list[Member]) -> float:
+        if self.objectives.mode == "pareto":  # no single best: follow the primary objective
+            values = [self.objectives.primary_value(m) for m in population]
+            return max(values) if self.objectives.maximise_primary else min(values)
+        return self.objectives.primary_value(max(population, key=lambda m: m.fitness))
+
+    def _hall_of_fame(self, hall: list[Member], candidates: list[Member]) -> list[Member]:
+        pool = list({m.id: m for m in hall + candidates}.values())
+        if self.objectives.mode == "pareto":
+            front = tools.sortNondominated(pool, len(pool), first_front_only=True)[0]
+            return sorted(front, key=lambda m: m.id)[: HALL_OF_FAME_SIZE * 10]
+        return oldest_first_ranking(pool)[:HALL_OF_FAME_SIZE]
+
+    def stop_reason(self, state: State) -> str | None:
+        """Why the run stops after `state` (None: it goes on)."""
+        if state.generation < 0:
+            return None
+        stop = self.spec.stop
+        if state.generation >= self.spec.generations:
+            return "generations"
+        if stop.target is not None and state.best_so_far is not None:
+            reached = state.best_so_far >= stop.target if self.objectives.maximise_primary \
+                else state.best_so_far <= stop.target
+            if reached:
+                return "target"
+        if stop.stagnation is not None and state.stagnant >= stop.stagnation:
+            return "stagnation"
+        if self.stop_requested:
+            return "callback"
+        return None

@@ -1,0 +1,156 @@
+"""The recorder: everything a run writes, and resume reading it back.
+
+Each generation is committed by one background writer thread while the next
+one is being scored: its individuals file (the commit point, carrying the
+state and summary row in its metadata), then the files derived from it
+(population/, generations.parquet, checkpoint.json, best.json). The next
+commit first waits for this one, so at most one generation is in flight and
+a crash only ever loses that one, which resume regenerates identically.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+import pyarrow as pa
+from deap import tools
+
+from operators.selection import oldest_first_ranking
+
+from ..evaluation import Evaluator
+from ..evolution.members import Member, Objectives, jsonable, scalar
+from ..evolution.noise import NoiseControl
+from ..evolution.state import State
+from ..spec import RunSpec
+from .rundir import RunDir
+from .schema import Schema
+
+__all__ = ["Recorder"]
+
+# Log columns that are not a task's objective columns (read back on resume).
+_LOG_COLUMNS = {"run_id", "generation", "id", "born", "parents", "origin", "genome", "selected", "fitness",
+                "eval_seconds", "worker", "island", "order"}
+
+
+class Recorder:
+    def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema, noise: NoiseControl) -> None:
+        self.spec = spec
+        self.rundir = rundir
+        self.schema = schema
+        self.noise = noise
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
+        self._pending: Future | None = None
+
+    @property
+    def objectives(self) -> Objectives:
+        return self.schema.objectives
+
+    def record(self, state: State, scored: list[Member], failures: int, started: float) -> State:
+        """Commit generation `state.generation` (in the background); returns the state with its
+        row and timing. wall_seconds counts all of the generation's work: the statistics, the
+        table to write, and waiting for the previous generation's files."""
+        row = self.schema.generation_row(state.generation, state.population, state.evaluations, failures)
+        table = self.schema.individuals(state.generation, scored,
+                                        islands=len(state.populations) > 1 or self.spec.islands is not None)
+        self.flush()
+        seconds = time.perf_counter() - started
+        row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
+        state = replace(state, elapsed=state.elapsed + seconds, rows=state.rows + [row])
+        self._commit(state, table)
+        return state
+
+    def _commit(self, state: State, table: pa.Table) -> None:
+        checkpoint = self.checkpoint(state)
+        best = self.best(state)
+        summary = state.rows[-1]
+
+        def write() -> None:
+            self.rundir.write_individuals(state.generation, table, {"state": checkpoint, "summary": summary})
+            self.rundir.write_derived(list(state.rows), checkpoint, best)
+
+        self.flush()
+        self._pending = self._writer.submit(write)
+
+    def checkpoint(self, state: State) -> dict[str, Any]:
+        return state.checkpoint(self.schema.ranks(state.population))
+
+    def best(self, state: State) -> dict[str, Any]:
+        return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec())
+
+    def rewrite_derived(self, state: State) -> None:
+        """On resume: generations.parquet, checkpoint.json and best.json from the restored state."""
+        self.rundir.write_derived(list(state.rows), self.checkpoint(state), self.best(state))
+
+    def flush(self) -> None:
+        """Wait until every generation handed to the writer is on disk (re-raising its error)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._writer.shutdown(wait=True)
+
+    def write_verdict(self, state: State, evaluator: Evaluator) -> None:
+        """best.json's final form: where fitness was sampled, the hall of fame is scored again
+        (on the run's evaluator) on `hall_of_fame_games` fresh games per opponent, ranked by
+        that, with 95% intervals; the figures selection saw stay beside them."""
+        self.flush()
+        if not self.noise.active or not state.hall_of_fame:
+            return
+        members = state.hall_of_fame
+        result = evaluator.evaluate([m.genome for m in members], self.noise.hall_of_fame_seeds(len(members)),
+                                    task_spec=self.noise.verdict_task_spec(self.spec.task_spec()))
+        fresh = []
+        for i, m in enumerate(members):
+            columns = {name: scalar(values[i]) for name, values in result.columns.items()}
+            fresh.append(replace(m, columns=columns, fitness=self.objectives.fitness(columns)))
+        if self.objectives.mode == "pareto":  # the front as the fresh figures draw it
+            fresh = sorted(tools.sortNondominated(fresh, len(fresh), first_front_only=True)[0], key=lambda m: m.id)
+        else:
+            fresh = oldest_first_ranking(fresh)
+        payload = self.best(replace(state, hall_of_fame=fresh))
+        payload["verdict"] = {"games": self.spec.sampling.hall_of_fame_games, "sampled": sorted(self.noise.sampled)}
+        selection = {m.id: m.columns for m in members}
+        for entry, m in zip(payload["hall_of_fame"], fresh):
+            entry["intervals"] = self.noise.intervals(m.columns)
+            entry["selection_objectives"] = {n: jsonable(v) for n, v in selection[m.id].items()}
+        self.rundir.write_best(payload)
+
+    def restore(self, checkpoint: dict[str, Any], rows: list[dict[str, Any]]) -> State:
+        """The state a verified checkpoint names (see verify.py), members read back from the log."""
+        generation = int(checkpoint["generation"])
+        wanted = set(checkpoint["population"]) | set(checkpoint["hall_of_fame"])
+        frame = self.rundir.read_individuals(range(0, generation + 1))
+        # A re-evaluated survivor has a row per generation it was scored in: the last one is current.
+        frame = frame[frame["id"].isin(wanted)].sort_values("generation", kind="stable").drop_duplicates("id", keep="last")
+        members = {m.id: m for m in map(self._member, frame.to_dict("records"))}
+        missing = wanted - set(members)
+        if missing:
+            raise ValueError(f"{self.rundir.path}: the log lacks individuals {sorted(missing)[:5]} named by the checkpoint")
+        population = [members[i] for i in checkpoint["population"]]
+        sizes = checkpoint.get("islands") or [len(population)]
+        islands, start = [], 0
+        for size in sizes:
+            islands.append(population[start:start + size])
+            start += size
+        return State(generation=generation, populations=islands,
+                     hall_of_fame=[members[i] for i in checkpoint["hall_of_fame"]],
+                     next_id=int(checkpoint["next_id"]), evaluations=int(checkpoint["evaluations"]),
+                     best_so_far=checkpoint["best_primary"], stagnant=int(checkpoint["stagnant"]),
+                     elapsed=float(checkpoint["elapsed_seconds"]), rows=list(rows),
+                     extra=dict(checkpoint.get("algorithm") or {}))
+
+    def _member(self, row: dict[str, Any]) -> Member:
+        columns = {k: scalar(v) for k, v in row.items() if k not in _LOG_COLUMNS}
+        m = Member(int(row["id"]), int(row.get("born", row["generation"])), self.schema.kind.from_record(row["genome"]),
+                   [int(p) for p in row["parents"]], row["origin"], columns, float(row["eval_seconds"]),
+                   row["worker"], selected=bool(row["selected"]), island=int(row.get("island", 0) or 0),
+                   order=None if row.get("order") is None else int(row["order"]))
+        m.fitness = self.objectives.fitness(columns)
+        return m

@@ -1,0 +1,100 @@
+"""The log's schema: what a generation's files hold, built from members and state.
+
+`individuals/` (every individual scored in a generation), `population/`
+ranks, a generations.parquet row, and best.json's hall of fame. Kept apart
+from *when* and *how* files are written (`recorder.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from deap import tools
+
+from operators.kind import GenomeKind
+from operators.selection import oldest_first_ranking
+
+from ..evolution.members import Member, Objectives, jsonable
+
+__all__ = ["Schema"]
+
+
+class Schema:
+    def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives) -> None:
+        self.run_id = run_id
+        self.kind = kind
+        self.objectives = objectives
+
+    def generation_row(self, generation: int, population: list[Member], evaluations: int,
+                       failures: int) -> dict[str, Any]:
+        """generations.parquet's row (timing filled in by the recorder)."""
+        row: dict[str, Any] = {"generation": generation, "evaluations": evaluations, "wall_seconds": 0.0,
+                               "elapsed_seconds": 0.0, "worker_failures": failures}
+        metrics = list(self.objectives.names) + (["fitness"] if self.objectives.mode == "weighted" else [])
+        for name in metrics:
+            values = np.asarray([m.fitness.values[0] if name == "fitness" else float(m.columns[name])
+                                 for m in population])
+            maximise = name == "fitness" or self.objectives.directions[name] > 0
+            row[f"best_{name}"] = float(values.max() if maximise else values.min())
+            row[f"mean_{name}"] = float(values.mean())
+            row[f"std_{name}"] = float(values.std())
+        row["diversity"] = float(self.kind.spread([m.genome for m in population]))
+        return row
+
+    def individuals(self, generation: int, members: list[Member], islands: bool = False) -> pa.Table:
+        columns: dict[str, Any] = {
+            "run_id": pa.array([self.run_id] * len(members), pa.string()),
+            "generation": pa.array([generation] * len(members), pa.int64()),
+            "id": pa.array([m.id for m in members], pa.int64()),
+            "born": pa.array([m.born for m in members], pa.int64()),
+            "parents": pa.array([m.parents for m in members], pa.list_(pa.int64())),
+            "origin": pa.array([m.origin for m in members], pa.string()),
+            "genome": self.kind.records([m.genome for m in members]),
+            "selected": pa.array([m.selected for m in members], pa.bool_()),
+        }
+        if islands:
+            columns["island"] = pa.array([m.island for m in members], pa.int64())
+        if members[0].order is not None:
+            columns["order"] = pa.array([m.order for m in members], pa.int64())
+        if self.objectives.mode == "weighted":
+            columns["fitness"] = pa.array([m.fitness.values[0] for m in members], pa.float64())
+        for name in members[0].columns:
+            columns[name] = pa.array([m.columns[name] for m in members])
+        columns["eval_seconds"] = pa.array([m.eval_seconds for m in members], pa.float64())
+        columns["worker"] = pa.array([m.worker for m in members], pa.string())
+        return pa.table(columns)
+
+    def ranks(self, population: list[Member]) -> list[int]:
+        """Each member's rank, 0 = best: by fitness, ties to the older (first born), or for
+        Pareto runs the non-dominated front it is on (0 = the first front)."""
+        if self.objectives.mode == "pareto":
+            fronts = tools.sortNondominated(population, len(population))
+            front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
+            return [front_of[id(m)] for m in population]
+        position = {id(m): i for i, m in enumerate(population)}
+        ranks = [0] * len(population)
+        for rank, m in enumerate(oldest_first_ranking(population)):
+            ranks[position[id(m)]] = rank
+        return ranks
+
+    def best(self, generation: int, hall_of_fame: list[Member], task_spec: dict[str, Any]) -> dict[str, Any]:
+        """best.json: the hall of fame, loadable as an agent."""
+        return {
+            "run_id": self.run_id,
+            "generation": generation,
+            "kind": self.kind.name,
+            "task": task_spec,
+            "primary": self.objectives.primary,
+            "hall_of_fame": [
+                {
+                    "id": m.id,
+                    "generation": m.born,
+                    "genome": self.kind.to_record(m.genome),
+                    "fitness": list(m.fitness.values),
+                    "objectives": {n: jsonable(m.columns[n]) for n in m.columns},
+                }
+                for m in hall_of_fame
+            ],
+        }

@@ -1,0 +1,91 @@
+"""What a run spec must satisfy beyond its fields' types: keys that apply to the chosen
+problem and genome kind, boards, agent names, files, objective names, and an algorithm
+that can be built. Each failure is one `SpecError` line naming the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .spec import RunSpec
+
+from .spec_errors import SpecError
+
+__all__ = ["check_keys_apply", "check_semantics"]
+
+# Genome keys that mean something for each kind (the rest would be ignored).
+GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
+               "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives", "distinct_by")}
+USER_KIND_KEYS = ("kind", "options")
+
+
+def check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
+    """Refuse keys the chosen problem or genome kind would silently ignore."""
+    given = data.get("genome") or {}
+    allowed = GENOME_KEYS.get(spec.genome.kind, USER_KIND_KEYS)
+    for key in given:
+        if key not in allowed:
+            raise SpecError(f"{source}: genome.{key}: does not apply to a {spec.genome.kind!r} genome; "
+                            f"allowed: {', '.join(allowed)}")
+
+
+
+def check_semantics(spec: RunSpec, source: str) -> None:
+    """What pydantic cannot know: board validity, agent names, files, objective names."""
+    from fitness.tasks import build_task
+
+    if spec.problem == "nim":
+        from fitness.nim import Rules, agent
+
+        nim = spec.nim
+        try:
+            rules = Rules(rows=nim.board(), k=nim.k, misere=nim.misere)
+        except ValueError as exc:
+            raise SpecError(f"{source}: nim: {exc}") from None
+        names = list(nim.opponents)
+        if spec.genome.kind == "table":
+            names += list(spec.genome.columns)
+            if not spec.genome.columns:
+                raise SpecError(f"{source}: genome.columns: at least one agent is needed")
+        for name in names:
+            try:
+                agent(name, rules)
+            except ValueError as exc:
+                field = "nim.opponents" if name in nim.opponents else "genome.columns"
+                raise SpecError(f"{source}: {field}: {exc}") from None
+    if spec.problem == "setcover" and spec.setcover.instance and not Path(spec.setcover.instance).is_file():
+        raise SpecError(f"{source}: setcover.instance: no such file {spec.setcover.instance!r}")
+    try:
+        task = build_task(spec.task_spec())
+    except ValueError as exc:
+        raise SpecError(f"{source}: {exc}") from None
+    from .kinds import make_kind
+
+    try:
+        kind = make_kind(spec, task)  # operator names and their params
+    except ValueError as exc:
+        raise SpecError(f"{source}: {exc}") from None
+    unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
+    if unknown:
+        raise SpecError(
+            f"{source}: objectives.weights: unknown objective {unknown[0]!r}; "
+            f"this run's objectives are {', '.join(task.objectives)}"
+        )
+    if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
+        raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
+    check_algorithm(spec, task, kind, source)
+
+
+def check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:
+    """Build the algorithm once, so a plug-in that is missing or refuses its options is
+    one line at validation, before anything is written."""
+    from .evolution import Context, NoiseControl, Objectives, make_algorithm
+
+    objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
+                            getattr(task, "default_weights", None))
+    noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
+    try:
+        make_algorithm(Context(spec, kind, objectives, noise.reevaluate))
+    except ValueError as exc:
+        raise SpecError(f"{source}: {exc}") from None

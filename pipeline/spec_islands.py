@@ -1,0 +1,42 @@
+"""The spec's `[islands]` section (see README, "Islands"), kept apart from spec.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from .spec import RunSpec
+
+__all__ = ["ISLAND_ALGORITHMS", "Islands", "check_islands"]
+
+
+class Islands(BaseModel):
+    """The island model: `count` populations of `population.size` evolve apart; every `interval`
+    generations each sends copies of its best `migrants` along the topology, where they replace
+    the worst (the best of an island always stays)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # as every spec section
+
+    count: int = Field(ge=1, le=1024, description="islands, each of population.size (offspring per island too)")
+    interval: int = Field(5, ge=1, le=1_000_000, description="generations between migrations")
+    migrants: int = Field(1, ge=0, le=100_000, description="best members each island sends per migration")
+    topology: Literal["ring", "random", "full"] = Field(
+        "ring", description="ring: to the next island; random: to one other island drawn per migration; full: to all")
+
+
+ISLAND_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")
+
+
+def check_islands(spec: RunSpec) -> None:
+    """What the section cannot check alone (ValueError: RunSpec's validator makes it one line)."""
+    islands = spec.islands
+    if islands is None:
+        return
+    if spec.population.algorithm not in ISLAND_ALGORITHMS:
+        raise ValueError(f"islands: the island model runs the generational algorithms "
+                         f"({', '.join(ISLAND_ALGORITHMS)}), not population.algorithm = {spec.population.algorithm!r}")
+    if islands.migrants >= spec.population.size:
+        raise ValueError(f"islands.migrants: must be < population.size = {spec.population.size}, as each island "
+                         f"keeps its best (got {islands.migrants})")

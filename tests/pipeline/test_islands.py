@@ -1,0 +1,279 @@
+"""The island model: a log that says which island did what, migrants that really move, the same
+log on 0, 1 and 2 workers, stops and SIGKILLs mid-epoch that leave exactly what a shorter
+uninterrupted run leaves, and ids and migrations that match the operators they are built on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from deap import base
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pipeline
+from operators import migration
+from pipeline.evolution.islands import Plan, immigrants, migration_rng, settle
+from pipeline.evolution.members import Member
+from pipeline.spec import SpecError, load_spec
+from tests.golden.digest import run_digests
+from tests.pipeline.test_runs import NIM_SPEC, SETCOVER_SPEC
+
+ISLANDS = "\n[islands]\ncount = 3\ninterval = 2\nmigrants = 2\n"
+SAMPLED = NIM_SPEC.format(generations=7, kind="table", games=30) + ISLANDS  # survivors re-scored
+SETCOVER = SETCOVER_SPEC.replace("generations = 4", "generations = 7") + ISLANDS + 'topology = "random"\n'
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _spec(tmp_path: Path, text: str, name: str = "spec") -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+def _plain(value):
+    """A logged genome as nested Python lists (comparable with ==)."""
+    return [_plain(v) for v in value] if isinstance(value, (list, np.ndarray)) else value
+
+
+def _run(tmp_path: Path, text: str, out: str, **overrides) -> pipeline.Run:
+    return pipeline.run(_spec(tmp_path, text), out=str(tmp_path / out), **overrides)
+
+
+@pytest.mark.parametrize("text", [SAMPLED, SETCOVER], ids=["nim-sampled-ring", "setcover-random"])
+def test_the_log_says_which_island_did_what_and_migrants_move(tmp_path, text):
+    run = _run(tmp_path, text, "run")
+    spec, count = run.spec, 3
+    size, offspring = spec.population.size, spec.population.offspring
+    plan = Plan.of(spec)
+    rows = run.individuals()
+    placing = (rows.origin == "migrant") & (rows.born == rows.generation)  # a placement, not an evaluation
+    scored, migrants = rows[~placing], rows[placing]
+    assert (migrants.eval_seconds == 0).all() and (migrants.worker == "").all()
+    first = scored[scored.generation == 0]
+    assert (first["id"] // size == first["island"]).all()  # island i's first members: ids i*size ...
+    per_island = scored.groupby(["generation", "island"]).size().unstack()
+    rescored = size if run.spec.sampling.reevaluate and text is SAMPLED else 0
+    assert (per_island.loc[0] == size).all() and (per_island.loc[1:] == offspring + rescored).all().all()
+    assert list(run.generations()["evaluations"]) == list(scored.groupby("generation").size().cumsum())
+    assert not rows.duplicated(["generation", "id"]).any()
+    # Migrants: copies of the best of their source island, placed after generations 2, 4, 6.
+    assert set(migrants.generation) == {2, 4, 6} and migrants.selected.all()
+    latest = rows.sort_values("generation", kind="stable")  # an emigrant may be an earlier migrant
+    for _, m in migrants.iterrows():
+        parent = latest[(latest.id == m.parents[0]) & (latest.generation <= m.generation)].iloc[-1]
+        assert parent.island in plan.sources(m.generation, m.island) and parent.island != m.island
+        assert _plain(parent.genome) == _plain(m.genome) and m.born == m.generation
+    # ... who then live (and, under sampled fitness, are scored again) in their destination.
+    members = run.populations()
+    assert (members.groupby(["generation", "island"]).size() == size).all()
+    placed = members[members.origin == "migrant"]
+    assert set(placed.id) == set(migrants.id)
+    assert (placed.merge(migrants, on="id").pipe(lambda f: f.island_x == f.island_y)).all()
+    if rescored:  # a migrant alive in the next generation is scored again there, in its new island
+        again = scored[scored.id.isin(migrants.id)].merge(migrants, on="id")
+        assert len(again) and (again.island_x == again.island_y).all()
+    population_files = pd.read_parquet(run.path / "population")
+    assert (population_files.groupby(["generation", "island"]).size() == size).all()
+    for name in [c[len("best_"):] for c in run.generations() if c.startswith("best_")]:
+        if name in members:  # generations.parquet: over all islands
+            best = members.groupby("generation")[name].agg("max" if name != "cost" else "min")
+            np.testing.assert_allclose(best, run.generations()[f"best_{name}"])
+    run.report()
+    assert "islands: 3 of" in (run.path / "report" / "summary.md").read_text()
+
+
+def test_same_log_on_0_1_and_2_workers_and_a_stop_on_ray_discards_the_epoch_in_flight(tmp_path, ray_session):
+    text = SAMPLED.replace("generations = 7", "generations = 5")
+    local = _run(tmp_path, text, "local", workers=0)
+    expected = run_digests(local.path)
+    assert run_digests(_run(tmp_path, text, "one", workers=1).path) == expected
+    two = _run(tmp_path, text, "two", workers=2, chunk_size=3, execution__wait_for_workers=True)
+    assert run_digests(two.path) == expected
+    assert len(set(two.individuals()["worker"]) - {""}) == 2
+    stopped = _run(tmp_path, text, "stopped", workers=2, on_generation=lambda row: row["generation"] == 3)
+    assert stopped.meta["stop_reason"] == "callback"
+    assert run_digests(stopped.path) == run_digests(_run(tmp_path, text, "short", workers=0, generations=3).path)
+
+
+def test_a_target_reached_mid_epoch_writes_what_a_run_of_that_length_writes(tmp_path):
+    text = SAMPLED.replace("generations = 7", "generations = 9") + "[stop]\ntarget = 0.37\n"
+    stopped = _run(tmp_path, text, "target")
+    assert stopped.meta["stop_reason"] == "target"
+    last = int(stopped.generations()["generation"].iloc[-1])
+    assert last % 2 == 1  # interval 2: the stop came mid-epoch, with generation last + 1 already evolved
+    assert run_digests(stopped.path) == run_digests(_run(tmp_path, text, "short", generations=last).path)
+
+
+def _killed(tmp_path: Path, spec: Path, name: str, kill_at: int) -> Path:
+    out = tmp_path / name
+    code = ("import os, signal, pipeline\n"
+            f"pipeline.run({str(spec)!r}, out={str(out)!r}, on_generation=lambda row: row['generation'] == {kill_at} "
+            "and os.kill(os.getpid(), signal.SIGKILL))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    return out
+
+
+# Killed while generation k is being written: resume starts after k - 1 (on disk) or k. With
+# interval 2, k = 4 resumes mid-epoch (3) or after a migration (4); k = 5 after it or mid-epoch.
+@pytest.mark.parametrize("kill_at", [4, 5])
+def test_sigkill_then_resume_gives_the_uninterrupted_log(tmp_path, kill_at):
+    spec = _spec(tmp_path, SAMPLED)
+    whole = pipeline.run(spec, out=str(tmp_path / "whole"))
+    killed = _killed(tmp_path, spec, "killed", kill_at)
+    assert (killed / "individuals" / f"gen-{kill_at - 1:06d}.parquet").exists()
+    assert not (killed / "individuals" / f"gen-{kill_at + 1:06d}.parquet").exists()
+    pipeline.resume(killed)
+    assert run_digests(killed) == run_digests(whole.path)
+
+
+def test_a_run_killed_in_process_resumes_on_ray_workers_to_the_same_log(tmp_path, ray_session):
+    spec = _spec(tmp_path, SETCOVER)
+    whole = pipeline.run(spec, out=str(tmp_path / "whole"))
+    killed = _killed(tmp_path, spec, "killed", 3)
+    pipeline.resume(killed, workers=2)
+    assert run_digests(killed) == run_digests(whole.path)
+
+
+@pytest.mark.parametrize("change, message", [
+    ('topology = "random"', "islands.topology: must be one of 'ring', 'random' or 'full' (got 'star')"),
+    ("count = 3", "islands.count: must be >= 1 (got 0)"),
+    ("migrants = 2", "islands.migrants: must be < population.size = 6, as each island keeps its best (got 6)"),
+    ("interval = 2", "islands.cont: unknown key; did you mean 'count'?"),
+])
+def test_a_bad_islands_section_is_one_line_naming_the_field(tmp_path, change, message):
+    bad = {'topology = "random"': 'topology = "star"', "count = 3": "count = 0", "migrants = 2": "migrants = 6",
+           "interval = 2": "interval = 2\ncont = 3"}[change]
+    with pytest.raises(SpecError) as raised:
+        load_spec(_spec(tmp_path, SETCOVER.replace(change, bad)))
+    assert "\n" not in str(raised.value) and message in str(raised.value)
+
+
+def test_islands_change_the_fingerprint_and_refuse_an_algorithm_they_cannot_run(tmp_path):
+    plain = load_spec(_spec(tmp_path, SETCOVER_SPEC, "plain"))
+    islands = load_spec(_spec(tmp_path, SETCOVER, "islands"))
+    assert plain.islands is None and plain.fingerprint() != islands.fingerprint()
+    with pytest.raises(SpecError, match="islands: the island model runs the generational algorithms"):
+        load_spec(_spec(tmp_path, SETCOVER.replace("[population]", '[population]\nalgorithm = "m:Mine"'), "user"))
+
+
+class _Fit(base.Fitness):
+    weights = (1.0,)
+
+
+@settings(max_examples=80, deadline=None)
+@given(count=st.integers(1, 5), size=st.integers(2, 6), offspring=st.integers(1, 5), interval=st.integers(1, 3),
+       topology=st.sampled_from(migration.TOPOLOGIES), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_ids_cover_every_number_once_and_settling_equals_the_migration_operator(count, size, offspring, interval,
+                                                                               topology, seed, data):
+    migrants = data.draw(st.integers(0, size - 1))
+    plan = Plan(count, interval, migrants, topology, size, offspring, seed)
+    given_ids = list(range(count * size))
+    for g in range(1, 3 * interval + 2):
+        assert plan.next_id(g) == len(given_ids)
+        given_ids += [plan.next_id(g) + i * offspring + j for i in range(count) for j in range(offspring)]
+        if plan.migrates_after(g):
+            given_ids += [plan.migrant_id(g, i) + k for i in range(count) for k in range(plan.rooms(g)[i])]
+    assert given_ids == list(range(len(given_ids)))
+    # One island's settling, island by island, is the migration operator applied to all at once.
+    rng = np.random.default_rng(seed)
+    homes = {i: [Member(i * size + j, 0, int(rng.integers(1000)), [], "init", {}, fitness=_Fit((int(rng.integers(5)),)),
+                        island=i) for j in range(size)] for i in range(count)}
+    m = interval
+    whole = migration.migrate([homes[i] for i in range(count)], migrants, topology, migration_rng(seed, m))
+    for i in range(count):
+        arrivals = immigrants(plan, m, i, homes) if plan.migrates_after(m) else []
+        settled = settle(homes[i], arrivals)
+        assert [x.genome for x in settled] == [x.genome for x in whole[i]]
+        assert all(a.origin == "migrant" and a.island == i and a.parents[0] // size != i for a in arrivals)
+
+
+def _until(condition, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+@pytest.mark.timeout(180)
+def test_the_shared_queue_loses_no_work_when_an_actor_dies_and_the_driver_replaces_it(ray_session):
+    import threading
+
+    from pipeline.evaluation import LocalEvaluator, evaluation_seeds, make_evaluator
+    from pipeline.evaluation.island_dispatch import DispatchedEvaluator, Dispatcher
+    from tests.pipeline.test_evaluation import BIG, BIG_LISTS, assert_same_columns, random_genomes
+
+    genomes = random_genomes(8000, BIG_LISTS, density=0.5)  # ~1 s of compute in 32 chunks
+    seeds = evaluation_seeds(11, 0, len(genomes))
+    expected = LocalEvaluator(BIG).evaluate(genomes, seeds).columns
+    with make_evaluator(BIG, workers=2, wait_for_all=True) as pool:
+        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote()
+        ready = lambda: ray_session.get(dispatcher.adopt.remote(pool.slots()))  # noqa: E731
+        _until(lambda: ready() == 2)
+        evaluator = DispatchedEvaluator(dispatcher, workers=2, islands=1, chunk_size=250)
+        victim = pool.actors[0]
+        killer = threading.Timer(0.1, ray_session.kill, [victim])
+        killer.start()
+        scored = evaluator.evaluate(genomes, seeds)
+        killer.join()
+        assert scored.failures >= 1
+        assert_same_columns(scored.columns, expected)
+        lost = ray_session.get(dispatcher.lost.remote())
+        assert [number for number, _ in lost] == [1] and ray_session.get(dispatcher.lost.remote()) == []
+        pool.replace(1, lost[0][1])  # as the driver does: a successor, given lanes once it is ready
+        _until(lambda: ready() == 2)  # actor 2 and its successor, actor 3
+        evaluator.chunk_size = 25
+        again = evaluator.evaluate(genomes[:800], seeds[:800])
+        assert again.failures == 0 and {w.split("@")[0] for w in again.worker} == {"actor-2", "actor-3"}
+        assert_same_columns(again.columns, {k: v[:800] for k, v in expected.items()})
+        ray_session.kill(dispatcher)
+
+
+def test_islands_lost_mid_run_start_again_from_the_last_recorded_generation(tmp_path, monkeypatch):
+    from pipeline.evolution import island_loop
+
+    whole = _run(tmp_path, SETCOVER, "whole")
+    real, calls = island_loop.InProcessIslands.results, []
+
+    def flaky(self, timeout):  # the third epoch round's runner "dies" once
+        calls.append(timeout)
+        if len(calls) == 3:
+            raise island_loop.IslandsLost("island 1's runner: ActorDiedError: node lost")
+        return real(self, timeout)
+
+    monkeypatch.setattr(island_loop.InProcessIslands, "results", flaky)
+    restarted = _run(tmp_path, SETCOVER, "restarted")
+    assert len(calls) > 4 and run_digests(restarted.path) == run_digests(whole.path)
+
+
+@pytest.mark.timeout(300)
+def test_a_runner_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, ray_session, monkeypatch):
+    from pipeline.evaluation import island_runner
+
+    text = SAMPLED.replace("generations = 7", "generations = 5")
+    expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
+    real, calls = island_runner.RayIslands.results, []
+
+    def killing(self, timeout):  # island 1's runner dies while it has epochs to run
+        calls.append(timeout)
+        if len(calls) == 2:
+            ray_session.kill(self.runners[1])
+        return real(self, timeout)
+
+    from pipeline.evolution import island_loop
+
+    begun, begin = [], island_loop.IslandLoop._begin
+    monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
+    monkeypatch.setattr(island_runner.RayIslands, "results", killing)
+    run = _run(tmp_path, text, "killed", workers=2)
+    assert len(begun) == 2  # the islands started again once, from the last recorded generation
+    assert run_digests(run.path) == expected

@@ -1,0 +1,76 @@
+"""Asynchronous steady-state: deterministic in-process, exact resume, and on Ray workers a log
+that says exactly what happened (arrival order, every parent arrived before its child)."""
+
+from __future__ import annotations
+
+import pytest
+
+import pipeline
+from tests.golden.digest import run_digests
+
+SPEC = {
+    "problem": "setcover", "seed": 3, "generations": 12,
+    "population": {"size": 20, "offspring": 30, "algorithm": "steady-state"},
+    "genome": {"kind": "bitstring"}, "setcover": {"N": 100}, "objectives": {"mode": "lexicographic"},
+    "execution": {"workers": 0},
+}
+
+
+def _run(tmp_path, name, **overrides):
+    return pipeline.run(SPEC, out=str(tmp_path / name), **overrides)
+
+
+def _check_log_is_what_happened(run) -> None:
+    frame = run.individuals()
+    sizes = frame.groupby("generation").size().tolist()
+    assert sizes == [20] + [30] * (len(sizes) - 1)  # generation 0 is the first population
+    assert sorted(frame["order"]) == list(range(len(frame)))  # every arrival once, in order
+    assert frame.sort_values(["generation", "order"])["order"].is_monotonic_increasing
+    order = dict(zip(frame["id"], frame["order"]))
+    for child, parents in zip(frame["order"], frame["parents"]):
+        assert all(order[p] < child for p in parents)  # bred from members that had arrived
+    best = run.generations()["best_cost"]
+    assert best.is_monotonic_decreasing  # replace-worst never loses the best
+
+
+def test_in_process_steady_state_is_deterministic_and_logs_arrivals(tmp_path):
+    first, second = _run(tmp_path, "a"), _run(tmp_path, "b")
+    assert run_digests(first.path) == run_digests(second.path)
+    _check_log_is_what_happened(first)
+
+
+def test_steady_state_resumes_to_the_uninterrupted_log(tmp_path):
+    whole = _run(tmp_path, "whole")
+    cut = _run(tmp_path, "cut", on_generation=lambda row: row["generation"] == 5)
+    assert cut.meta["stop_reason"] == "callback"
+    pipeline.resume(cut.path)
+    assert run_digests(cut.path) == run_digests(whole.path)
+
+
+def test_on_ray_workers_every_worker_scores_and_the_log_says_what_happened(tmp_path, ray_session):
+    run = _run(tmp_path, "ray", workers=2, execution__wait_for_workers=True)
+    _check_log_is_what_happened(run)
+    workers = run.individuals(columns=["worker"])["worker"]
+    assert workers.str.startswith("actor-").all() and workers.nunique() == 2
+
+
+def test_sampled_fitness_that_rescores_survivors_is_refused_in_one_line(tmp_path):
+    spec = {"problem": "nim", "nim": {"standard": 3, "opponents": {"random": 50}},
+            "genome": {"kind": "table"}, "population": {"algorithm": "steady-state"}}
+    with pytest.raises(ValueError, match="steady-state' scores each individual once: set sampling.reevaluate"):
+        pipeline.run(spec, workers=0, generations=1, out=str(tmp_path / "never"))
+    assert not (tmp_path / "never").exists()
+    spec["sampling"] = {"reevaluate": False}
+    run = pipeline.run(spec, workers=0, generations=2, out=str(tmp_path / "sampled"))
+    assert len(run.generations()) == 3
+
+
+def test_the_hand_over_expects_one_submission_per_genome_for_steady_state():
+    from pipeline.runner import _expected_batches
+    from pipeline.spec import parse_spec
+
+    spec = parse_spec({**SPEC, "execution": {"workers": 2}})
+    assert _expected_batches(spec, type("A", (), {"asynchronous": True})()) == 20 + 12 * 30
+    assert _expected_batches(spec, object()) == 13
+    no_handover = parse_spec({**SPEC, "execution": {"workers": 2, "handover": False}})
+    assert _expected_batches(no_handover, object()) is None
