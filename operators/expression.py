@@ -89,9 +89,6 @@ def primitive_set(language: str = DEFAULT_LANGUAGE) -> gp.PrimitiveSetTyped:
         pset.addTerminal(name, _TYPES[TERMINALS[name]], name=name)
     for value in spec.constants:
         pset.addTerminal(value, Number)
-    if spec.ephemeral is not None:
-        low, high = spec.ephemeral
-        pset.addEphemeralConstant(f"constant_{language}", functools.partial(random.randint, low, high), Number)
     return pset
 
 

@@ -28,7 +28,7 @@ def boards():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), board=boards(), language=st.sampled_from(["v1", "k1-let"]))
+@given(seed=st.integers(0, 2**32 - 1), board=boards(), language=st.sampled_from(["v1", "v2"]))
 def test_the_whole_board_fast_path_plays_what_the_agent_plays(seed, board, language):
     rows, k, misere = board
     rules = Rules(tuple(rows), k=k, misere=misere)
@@ -60,7 +60,7 @@ def test_the_misere_rule_with_one_binding_is_exact(k):
 @given(seed=st.integers(0, 2**32 - 1), k=st.one_of(st.none(), st.integers(2, 5)), misere=st.booleans())
 def test_training_board_rates_are_the_solvers_optimal_move_rates(seed, k, misere):
     rng = np.random.default_rng(seed)
-    expressions = [random_expression(rng, 1, 4, language="k1-let") for _ in range(4)] + [MISERE]
+    expressions = [random_expression(rng, 1, 4, language="v2") for _ in range(4)] + [MISERE]
     main_rules = Rules((1, 3, 5), k=k, misere=misere)
     extra = [(2, 5, 7), (1, 1, 2, 4)]
     trees = [parse(e) for e in expressions]
@@ -89,7 +89,7 @@ def test_training_boards_are_refused_when_repeated_or_too_large():
 @given(seed=st.integers(0, 2**32 - 1))
 def test_remembered_scores_are_the_scores(seed):
     rng = np.random.default_rng(seed)
-    pool = [random_expression(rng, 1, 4, language="k1-let") for _ in range(6)]
+    pool = [random_expression(rng, 1, 4, language="v2") for _ in range(6)]
     spec = {"problem": "nim", "rows": [1, 3, 5], "k": 3, "misere": True, "genome": {"kind": "expression"},
             "opponents": {"random": "exact"}, "boards": [[2, 6, 3]]}
     task = build_task(spec)
