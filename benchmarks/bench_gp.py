@@ -10,7 +10,8 @@ solver on the training boards and on unseen boards with the same k and rule
 positions where it plays a winning move. Success means 100% on every board.
 
     python benchmarks/bench_gp.py [--variants normal-3 misere-unbounded ...] [--seeds 1 2 ...]
-                                  [--spec runs/nim-gp.toml] [--play-only]
+                                  [--spec runs/nim-gp.toml] [--play-only | --no-play]
+    python benchmarks/bench_gp.py --summarise LOG ...   # the table again from the printed run lines
 """
 
 from __future__ import annotations
@@ -142,21 +143,7 @@ def summary_row(result: dict) -> str:
             f"{np.median(cpus):.0f} / {max(cpus):.0f} | {misses} | `{runs[0]['expression']}` |")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", type=Path, default=ROOT / "runs/nim-gp.toml")
-    parser.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS)
-    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 11)))
-    parser.add_argument("--play-only", action="store_true", help="only the games/s figures (no evolution)")
-    parser.add_argument("--no-play", action="store_true", help="only the evolution figures")
-    args = parser.parse_args()
-    if not args.no_play:
-        print("Expression agent, end to end (tables built in the timing):")
-        play_speed()
-        whole_board_reference()
-    if args.play_only:
-        return
-    results = [bench_variant(args.spec, variant, args.seeds) for variant in args.variants]
+def print_summary(results: list[dict]) -> None:
     print("\n| variant | perfect everywhere | generations (median / max) | wall s (median / max) | "
           "CPU s (median / max) | worst miss | expression of the first seed (simplified) |")
     print("|---|---|---|---|---|---|---|")
@@ -164,6 +151,38 @@ def main() -> None:
         print(summary_row(result))
     total = sum(r["perfect"] for result in results for r in result["runs"])
     print(f"\n{total} of {sum(len(result['runs']) for result in results)} runs perfect on every board")
+
+
+def from_logs(paths: list[Path]) -> list[dict]:
+    """The results again from the JSON lines runs print (several logs: variants run apart)."""
+    runs: dict[str, list[dict]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                runs.setdefault(row.pop("variant"), []).append(row)
+    return [{"variant": v, "runs": runs[v]} for v in VARIANTS if v in runs]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spec", type=Path, default=ROOT / "runs/nim-gp.toml")
+    parser.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS)
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(range(1, 11)))
+    parser.add_argument("--play-only", action="store_true", help="only the games/s figures (no evolution)")
+    parser.add_argument("--no-play", action="store_true", help="only the evolution figures")
+    parser.add_argument("--summarise", nargs="+", type=Path, help="only the table, from these logs")
+    args = parser.parse_args()
+    if args.summarise:
+        print_summary(from_logs(args.summarise))
+        return
+    if not args.no_play:
+        print("Expression agent, end to end (tables built in the timing):")
+        play_speed()
+        whole_board_reference()
+    if args.play_only:
+        return
+    print_summary([bench_variant(args.spec, variant, args.seeds) for variant in args.variants])
 
 
 if __name__ == "__main__":
