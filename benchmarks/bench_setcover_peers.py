@@ -7,7 +7,8 @@
 Weighted instances are made with Beasley's recipe (``fitness.setcover.beasley``)
 and written as OR-Library files, which the GA reads through
 ``runs/setcover-scp.toml --set setcover.instance=FILE`` exactly as a user
-would; course instances run ``runs/setcover-1000.toml --set setcover.N=...``.
+would; course instances run ``runs/setcover-1000.toml --set setcover.N=...``
+with ``--course-set`` (by default 1,500 generations instead of the spec's 500).
 Each GA is a fresh ``evo run ... --workers 0`` process (one core); its CPU
 time is the child process's user + system time, start-up included.  CFT runs
 in this process (one thread) with ``--cft-limit`` seconds; HiGHS solves the
@@ -34,6 +35,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from fitness.setcover import Instance, beasley_class, format_orlib  # noqa: E402
+from fitness.setcover.highs import solve_exactly  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,30 +76,10 @@ def run_cft(instance: Instance, limit: float, seed: int = 0) -> dict:
 
 def run_highs(instance: Instance, limit: float) -> dict:
     """The integer program min c x, A x >= 1, x binary, by HiGHS on one thread: best cover, bound, proven?"""
-    import highspy
-
-    highs = highspy.Highs()
-    for option, value in (("output_flag", False), ("threads", 1), ("time_limit", float(limit))):
-        highs.setOptionValue(option, value)
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = instance.n_lists, instance.N
-    model.col_cost_ = instance.list_costs.astype(np.float64)
-    model.col_lower_, model.col_upper_ = np.zeros(instance.n_lists), np.ones(instance.n_lists)
-    model.row_lower_, model.row_upper_ = np.ones(instance.N), np.full(instance.N, highspy.kHighsInf)
-    lists, elements = instance.entries  # ordered by list: column-wise storage as it stands
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = np.concatenate(([0], np.cumsum(instance.sizes))).astype(np.int32)
-    model.a_matrix_.index_ = elements.astype(np.int32)
-    model.a_matrix_.value_ = np.ones(len(elements))
-    model.integrality_ = [highspy.HighsVarType.kInteger] * instance.n_lists
-    highs.passModel(model)
     cpu, started = time.process_time(), time.perf_counter()
-    highs.run()
-    info = highs.getInfo()
-    status = highs.modelStatusToString(highs.getModelStatus())
-    return {"cost": round(info.objective_function_value), "bound": float(info.mip_dual_bound),
-            "proven": status == "Optimal", "status": status, "cpu": time.process_time() - cpu,
-            "wall": time.perf_counter() - started}
+    exact = solve_exactly(instance, time_limit=limit)
+    return {"cost": exact.cost, "bound": exact.bound, "proven": exact.proven, "status": exact.status,
+            "cpu": time.process_time() - cpu, "wall": time.perf_counter() - started}
 
 
 def weighted_cases(classes: list[str], seeds: list[int], folder: Path) -> list[tuple[str, Instance, str, list[str]]]:
@@ -112,9 +94,9 @@ def weighted_cases(classes: list[str], seeds: list[int], folder: Path) -> list[t
     return cases
 
 
-def course_cases(sizes: list[int], seeds: list[int]) -> list[tuple[str, Instance, str, list[str]]]:
+def course_cases(sizes: list[int], seeds: list[int], extra: list[str]) -> list[tuple[str, Instance, str, list[str]]]:
     return [(f"course N={N} seed {seed}", Instance.from_problem(N, seed), "runs/setcover-1000.toml",
-             [f"setcover.N={N}", f"setcover.instance_seed={seed}"]) for N in sizes for seed in seeds]
+             [f"setcover.N={N}", f"setcover.instance_seed={seed}", *extra]) for N in sizes for seed in seeds]
 
 
 def main() -> None:
@@ -125,6 +107,8 @@ def main() -> None:
     parser.add_argument("--course-seeds", nargs="*", type=int, default=[42, 1, 2])
     parser.add_argument("--ga-seeds", nargs="+", type=int, default=[1, 2, 3], help="GA seeds per weighted instance")
     parser.add_argument("--course-ga-seeds", nargs="+", type=int, default=[1], help="GA seeds per course instance")
+    parser.add_argument("--course-set", nargs="*", default=["generations=1500"], metavar="KEY=VALUE",
+                        help="--set settings of the course spec's GA runs (default: 1,500 generations, not 500)")
     parser.add_argument("--cft-limit", type=float, default=60.0)
     parser.add_argument("--highs-limit", type=float, default=300.0, help="seconds for HiGHS on weighted instances")
     parser.add_argument("--course-highs-limit", type=float, default=60.0,
@@ -138,7 +122,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for label, instance, spec, settings in (weighted_cases(args.classes, args.seeds, folder)
-                                                + course_cases(args.course, args.course_seeds)):
+                                                + course_cases(args.course, args.course_seeds, args.course_set)):
             seeds = args.course_ga_seeds if label.startswith("course") else args.ga_seeds
             ga = {seed: run_ga(spec, settings, seed, folder / "run") for seed in seeds}
             cft = run_cft(instance, args.cft_limit)
@@ -152,7 +136,8 @@ def main() -> None:
 
 def _report(label: str, ga: dict[int, dict], cft: dict, highs: dict) -> None:
     optimum = highs["cost"] if highs["proven"] else None
-    reference = f"{highs['cost']:,} (optimum)" if optimum else f"{highs['cost']:,} (bound {highs['bound']:,.1f})"
+    found = "none" if highs["cost"] is None else f"{highs['cost']:,}"
+    reference = f"{found} (optimum)" if optimum is not None else f"{found} (bound {highs['bound']:,.1f})"
     for seed, run in ga.items():
         gap = "" if optimum is None else f"{100 * (run['cost'] - optimum) / optimum:+.2f} %"
         versus = "better" if run["cost"] < cft["cost"] else "equal" if run["cost"] == cft["cost"] else "worse"

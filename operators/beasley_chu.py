@@ -16,8 +16,8 @@ explicit ``numpy.random.Generator`` and returning a new array:
   made redundant are dropped, dearest first.
 
 All three take an ``allowed`` mask: the lists that can lie in a cover cheaper
-than the best one known (``fitness.setcover.lagrangian.Relaxation.useful``);
-the search never draws a list outside it.
+than the best one known (``fitness.setcover.lagrangian.Relaxation.useful``,
+after the Lagrangian dives); the search never draws a list outside it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from fitness.setcover import Instance, remove_redundant
-from fitness.setcover.lagrangian import relax
+from fitness.setcover.lagrangian import dive
 from fitness.setcover.subcover import cheapest_subcover
 
 from .bitstring import repair as ratio_repair
@@ -112,28 +112,31 @@ def _cheapest_holder(instance: Instance, element: int, uncovered: np.ndarray, ra
 
 
 class WeightedCoverOperators:
-    """The operators above bound to one instance and its Lagrangian relaxation (computed once, cached).
+    """The operators above bound to one instance and, if ``lagrangian``, its Lagrangian dives (computed once, cached).
 
-    ``init`` starts from the distinct covers the ascent met, cheapest first,
-    then covers repaired from random halves of the allowed lists; ``crossover``
-    is Beasley and Chu's child (fusion, then adaptive mutation, then repair);
-    ``mutate`` flips ``flips`` allowed bits of one parent, then repairs.
+    ``init`` starts from the distinct covers the ascent and the dives met,
+    cheapest first, then covers repaired from random halves of the allowed
+    lists; ``crossover`` is Beasley and Chu's child (fusion, then adaptive
+    mutation, then repair); ``mutate`` flips ``flips`` allowed bits of one
+    parent (the kind repairs mutants).  Without ``lagrangian`` every list is
+    allowed and there is no ``init``.
     ``repair``: ``"rows"`` (``repair_rows`` within the allowed lists),
     ``"ratio"`` (``operators.bitstring.repair``, the course's), or None (children
     stay unrepaired).  A mutation's dropped lists are taken back only as a
     last resort, so repair does not simply undo it.
     """
 
-    def __init__(self, instance: Instance, *, repair: str | None = "rows", flips: float = 10.0,
-                 flips_midpoint: float = 10.0, flips_gradient: float = 2.0) -> None:
+    def __init__(self, instance: Instance, *, lagrangian: bool = True, repair: str | None = "rows",
+                 flips: float = 10.0, flips_midpoint: float = 10.0, flips_gradient: float = 2.0) -> None:
         if flips < 1 or flips_midpoint < 0 or flips_gradient <= 0:
             raise ValueError(f"need flips >= 1, flips_midpoint >= 0 and flips_gradient > 0, "
                              f"got {flips}, {flips_midpoint}, {flips_gradient}")
         if repair not in ("rows", "ratio", None):
             raise ValueError(f"repair must be 'rows', 'ratio' or None, got {repair!r}")
         self.instance = instance
-        self.relaxation = relax(instance)
-        self.allowed = self.relaxation.useful()
+        # Without the relaxation (course instances: its bound is trivial there) every list is allowed.
+        self.relaxation = dive(instance) if lagrangian else None
+        self.allowed = self.relaxation.useful() if lagrangian else np.ones(instance.n_lists, dtype=bool)
         self.repair_rule = repair
         self.schedule: dict[str, Any] = {"most": flips, "midpoint": flips_midpoint, "gradient": flips_gradient}
         self.node_limit = 300  # branch-and-bound nodes per optimal recombination
@@ -151,6 +154,8 @@ class WeightedCoverOperators:
 
     def init(self, n: int, rng: np.random.Generator) -> list[np.ndarray]:
         """The ascent's covers (kept to the allowed lists), cheapest first, then covers of random halves of them."""
+        if self.relaxation is None:
+            raise ValueError("init from the Lagrangian covers needs the operators built with lagrangian=True")
         seeds: dict[bytes, np.ndarray] = {}
         for cover in self.relaxation.covers:
             if len(seeds) == n:

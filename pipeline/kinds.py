@@ -112,7 +112,8 @@ def _weighted_operators(spec: RunSpec, instance: Any) -> WeightedCoverOperators 
             raise ValueError(f"operators.params.{key}: must be a number (got {value!r})")
     rule = {"lagrangian": "rows", True: "ratio", False: None}[ops.repair]
     try:
-        return WeightedCoverOperators(instance, repair=rule, **{k: float(v) for k, v in schedule.items()})
+        return WeightedCoverOperators(instance, lagrangian="lagrangian" in (ops.repair, spec.genome.init), repair=rule,
+                                      **{k: float(v) for k, v in schedule.items()})
     except ValueError as exc:
         raise ValueError(f"operators.params: {exc}") from None
 

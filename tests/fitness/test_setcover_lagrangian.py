@@ -1,13 +1,17 @@
-"""The Lagrangian relaxation and the exact sub-cover search, against brute force on small instances."""
+"""The Lagrangian relaxation, its dives and the exact sub-cover search, against brute force on small instances
+(and HiGHS on a shipped one)."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fitness.setcover import Instance, beasley_class
-from fitness.setcover.lagrangian import relax
+from fitness.setcover.highs import solve_exactly
+from fitness.setcover.lagrangian import dive, lagrangian_greedy, relax
 from fitness.setcover.subcover import cheapest_subcover
 from tests.strategies import any_set_cover_instances
 
@@ -81,3 +85,54 @@ def test_an_incumbent_that_is_no_cover_is_ignored():
     instance = Instance(2, [[0], [1], [0, 1]], costs=[1, 1, 5])
     found = cheapest_subcover(instance, np.ones(3, dtype=bool), incumbent=np.array([True, False, False]))
     assert found.tolist() == [True, True, False]
+
+
+@settings(max_examples=60, deadline=None)
+@given(any_set_cover_instances(max_n=9, max_lists=9), st.data())
+def test_the_lagrangian_greedy_completes_any_start_into_a_cover_without_redundant_lists(instance, data):
+    n = instance.n_lists
+    fixed = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    allowed = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    multipliers = np.array(data.draw(st.lists(st.floats(0, 30), min_size=instance.N, max_size=instance.N)))
+    cover = lagrangian_greedy(instance, multipliers, fixed, allowed)
+    assert is_cover(instance, cover)
+    counts = instance.incidence[cover].sum(axis=0)
+    assert all((counts[instance.members[j]] == 1).any() for j in np.flatnonzero(cover))  # none redundant
+
+
+@settings(max_examples=40, deadline=None)
+@given(any_set_cover_instances(max_n=9, max_lists=9))
+def test_the_dives_keep_the_bound_and_only_add_covers(instance):
+    first, dived = relax(instance), dive(instance)
+    optimum = cheapest(instance, range(instance.n_lists))
+    assert dived.bound == first.bound <= optimum + 1e-6
+    assert optimum <= dived.upper <= first.upper
+    assert all(is_cover(instance, cover) for cover in dived.covers)
+    costs = [int(instance.list_costs[cover].sum()) for cover in dived.covers]
+    assert costs == sorted(costs) and costs[0] == dived.upper
+    assert cheapest(instance, np.flatnonzero(dived.useful()).tolist()) == optimum
+
+
+def test_the_dives_beat_the_first_ascent_on_a_class_c_instance():
+    instance = beasley_class("C", seed=11)  # optimum 276 (HiGHS); CFT finds 276
+    first, dived = relax(instance), dive(instance)
+    assert first.upper >= 285 and dived.upper <= 279  # 287 and 278 today
+    assert dived.useful().sum() < first.useful().sum()
+
+
+def test_the_shipped_instance_has_the_optimum_its_spec_claims():
+    """HiGHS, an exact MIP solver, as the oracle: runs/setcover-scp.txt's optimum is 540."""
+    pytest.importorskip("highspy")
+    instance = Instance.load(Path(__file__).resolve().parents[2] / "runs" / "setcover-scp.txt")
+    exact = solve_exactly(instance)
+    assert exact.proven and exact.cost == 540 and is_cover(instance, exact.cover)
+    dived = dive(instance)
+    assert dived.bound <= 540 <= dived.upper
+
+
+@settings(max_examples=30, deadline=None)
+@given(any_set_cover_instances(max_n=9, max_lists=9))
+def test_highs_agrees_with_brute_force(instance):
+    pytest.importorskip("highspy")
+    exact = solve_exactly(instance)
+    assert exact.proven and exact.cost == cheapest(instance, range(instance.n_lists)) and is_cover(instance, exact.cover)

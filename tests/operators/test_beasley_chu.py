@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from fitness.setcover import Instance, beasley_class
 from operators.beasley_chu import WeightedCoverOperators, adaptive_flips, flip_among, fuse, repair_rows
+from operators.bitstring import repair as ratio_repair
 from tests.strategies import any_set_cover_instances
 
 
@@ -111,6 +112,17 @@ def test_the_operators_bound_to_an_instance_make_covers_from_useful_lists():
         assert not (genome & ~ops.allowed).any()
     with pytest.raises(ValueError, match="flips >= 1"):
         WeightedCoverOperators(instance, flips=0)
+
+
+def test_without_the_relaxation_every_list_is_allowed_and_there_is_no_lagrangian_init():
+    instance = beasley_class("4", seed=11)
+    ops = WeightedCoverOperators(instance, lagrangian=False, repair="ratio")
+    assert ops.relaxation is None and ops.allowed.all()
+    rng = np.random.default_rng(3)
+    a, b = (ratio_repair(instance, rng.random(instance.n_lists) < 0.05) for _ in range(2))
+    assert covers_all(instance, ops.crossover(a, b, rng))
+    with pytest.raises(ValueError, match="lagrangian=True"):
+        ops.init(4, rng)
 
 
 def test_init_fills_the_population_even_where_few_covers_exist():

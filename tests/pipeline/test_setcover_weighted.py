@@ -51,6 +51,7 @@ def test_a_short_run_costs_every_cover_by_the_files_column_costs(tmp_path, monke
     {"operators__crossover": "optimal"},
     {"operators__mutation": "asymmetric", "genome__init": "greedy"},
     {"operators__repair": True},  # the fusion child repaired by the course's ratio greedy
+    {"operators__repair": True, "genome__init": "greedy"},  # fusion and adaptive mutation without the relaxation
     {"operators__params": {"flips": 4.0, "flips_midpoint": 20.0}},
 ])
 def test_the_new_operators_mix_with_the_old(tmp_path, monkeypatch, overrides):
