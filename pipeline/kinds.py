@@ -22,6 +22,7 @@ from fitness.nim.expression import parse
 from fitness.nim.expression.languages import LANGUAGES
 from fitness.plugins import PluginError, resolve
 from fitness.setcover import ratio_greedy
+from operators.beasley_chu import WeightedCoverOperators
 from operators.kind import GenomeKind, bool_lists, mean_pairwise_l1
 from operators.naming import bind, options, pick
 
@@ -34,48 +35,86 @@ __all__ = ["GenomeKind", "make_kind", "task_genome_from_record"]
 def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
     instance = task.instance
     ops = spec.operators
-    mutations = {"asymmetric": bitstring.mut_asymmetric, "flip": bitstring.mut_flip}
-    mutation = pick(mutations, ops.mutation, "asymmetric", "mutation", "bitstring")
-    crossover = pick(bitstring.CROSSOVERS, ops.crossover, "uniform", "crossover", "bitstring")
+    weighted = _weighted_operators(spec, instance)  # None unless the spec names one of them
     # Mutation strength: `rate` lists flipped on average (asymmetric), or a per-bit `p` (flip).
     strength = {"rate": 2.0, "p": 1.0 / instance.n_lists, **ops.params}
-    accepted = inspect.signature(mutation).parameters
-    mutate = functools.partial(mutation, **{k: strength[k] for k in ("rate", "p") if k in accepted})
-    cover = ratio_greedy(instance).mask(instance)
-    seed_rate = float(ops.params.get("seed_rate", 2.0))
-
-    def make(n: int, rng: np.random.Generator) -> list[np.ndarray]:
-        if spec.genome.init == "sparse":
-            return [bitstring.init_sparse(instance.n_lists, rng, spec.genome.density) for _ in range(n)]
-        seeded = (n + 1) // 2  # half from the perturbed greedy cover, half sparse random
-        density = np.count_nonzero(cover) / instance.n_lists
-        return ([bitstring.init_greedy(cover, rng, seed_rate) for _ in range(seeded)]
-                + [bitstring.init_sparse(instance.n_lists, rng, density) for _ in range(n - seeded)])
+    mutations = {"asymmetric": functools.partial(bitstring.mut_asymmetric, rate=strength["rate"]),
+                 "flip": functools.partial(bitstring.mut_flip, p=strength["p"]),
+                 "adaptive": weighted and weighted.mutate}
+    mutate = pick(mutations, ops.mutation, "asymmetric", "mutation", "bitstring")
+    # The loop keeps one child, so uniform crossover makes only that one (same draws, half the work);
+    # fusion and optimal recombination make one child, repaired.
+    crossovers = {name: (lambda a, b, rng, cx=cx: cx(a, b, rng)[0]) for name, cx in bitstring.CROSSOVERS.items()}
+    crossovers.update(uniform=bitstring.uniform_child, fusion=weighted and weighted.crossover,
+                      optimal=weighted and weighted.recombine)
+    crossover = pick(crossovers, ops.crossover, "uniform", "crossover", "bitstring")
+    repair = weighted.repair if weighted else functools.partial(bitstring.repair, instance)
 
     def mutate_and_repair(genome: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         # Repair right away, re-adding the lists the mutation dropped only as a
         # last resort; otherwise repair would mostly undo the mutation.
         child = mutate(genome, rng)
-        return bitstring.repair(instance, child, avoid=genome & ~child)
+        return repair(child, avoid=genome & ~child)
 
+    repaired = {"mutation", "reproduction"} | ({"crossover"} if ops.crossover in ("fusion", "optimal") else set())
     return GenomeKind(
         name="bitstring",
-        init=make,
-        # `p` and `rate` set the mutation; crossovers keep their own defaults. The loop keeps
-        # one child, so uniform crossover makes only that one (same draws, half the work).
-        crossover=bitstring.uniform_child if crossover is bitstring.cx_uniform
-        else (lambda a, b, rng: crossover(a, b, rng)[0]),
+        init=_bitstring_init(spec, instance, weighted),
+        crossover=crossover,
         mutate=mutate_and_repair if ops.repair else mutate,
-        repair=lambda g, rng: bitstring.repair(instance, g),
+        repair=lambda g, rng: repair(g),
         to_record=bitstring.to_record,
         from_record=bitstring.from_record,
         record_type=pa.list_(pa.bool_()),
         record_array=bool_lists,
         diversity=lambda genomes: mean_pairwise_l1(np.stack(genomes).reshape(len(genomes), -1)),
-        allowed_params=frozenset({"rate", "p", "seed_rate"}),
-        # A mutant is repaired inside mutate; a copy of a (repaired) parent is a cover already.
-        repaired_origins=frozenset({"mutation", "reproduction"} if ops.repair else {"reproduction"}),
+        allowed_params=frozenset({"rate", "p", "seed_rate"} | (set(_WEIGHTED_PARAMS) if weighted else set())),
+        # A mutant is repaired inside mutate (a fusion or optimal child inside crossover);
+        # a copy of a (repaired) parent is a cover already.
+        repaired_origins=frozenset(repaired if ops.repair else {"reproduction"}),
     )
+
+
+def _bitstring_init(spec: RunSpec, instance: Any, weighted: WeightedCoverOperators | None) -> Any:
+    """The first population: sparse random, half perturbed greedy covers, or the Lagrangian ascent's covers."""
+    if spec.genome.init == "lagrangian":
+        return weighted.init
+    density = spec.genome.density
+    if spec.genome.init == "sparse":
+        return lambda n, rng: [bitstring.init_sparse(instance.n_lists, rng, density) for _ in range(n)]
+    cover = ratio_greedy(instance).mask(instance)
+    seed_rate = float(spec.operators.params.get("seed_rate", 2.0))
+
+    def make(n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        seeded = (n + 1) // 2  # half from the perturbed greedy cover, half sparse random
+        density = np.count_nonzero(cover) / instance.n_lists
+        return ([bitstring.init_greedy(cover, rng, seed_rate) for _ in range(seeded)]
+                + [bitstring.init_sparse(instance.n_lists, rng, density) for _ in range(n - seeded)])
+    return make
+
+
+_WEIGHTED_PARAMS = ("flips", "flips_midpoint", "flips_gradient")
+
+
+def _weighted_operators(spec: RunSpec, instance: Any) -> WeightedCoverOperators | None:
+    """Beasley-Chu's operators over the Lagrangian-useful lists, if the spec names any of them.
+
+    Built only then: the relaxation costs a fraction of a second on
+    OR-Library instances, and specs that do not use it must not pay or change.
+    """
+    ops = spec.operators
+    if not (ops.crossover in ("fusion", "optimal") or ops.mutation == "adaptive" or ops.repair == "lagrangian"
+            or spec.genome.init == "lagrangian"):
+        return None
+    schedule = {k: v for k, v in ops.params.items() if k in _WEIGHTED_PARAMS}
+    for key, value in schedule.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"operators.params.{key}: must be a number (got {value!r})")
+    rule = {"lagrangian": "rows", True: "ratio", False: None}[ops.repair]
+    try:
+        return WeightedCoverOperators(instance, repair=rule, **{k: float(v) for k, v in schedule.items()})
+    except ValueError as exc:
+        raise ValueError(f"operators.params: {exc}") from None
 
 
 def _rules_kind(spec: RunSpec, task: Any) -> GenomeKind:

@@ -82,7 +82,7 @@ class Genome(_Strict):
     columns: list[str] = Field(default_factory=lambda: ["expert", "random", "longest"])
     feature: str = "nimsum"
     # bitstring: how the first population is made
-    init: Literal["sparse", "greedy"] = "greedy"
+    init: Literal["sparse", "greedy", "lagrangian"] = "greedy"
     density: float = Field(0.02, gt=0.0, lt=1.0)
     # expression: the named primitive set the search builds from (fitness.nim.expression.languages)
     primitives: str = "v1"
@@ -111,7 +111,16 @@ class Operators(_Strict):
     mutation: str | None = None
     mutation_rate: float = Field(0.5, ge=0.0, le=1.0)
     params: dict[str, float | int | str | bool] = Field(default_factory=dict)
-    repair: bool = True
+    # true: the course's ratio-greedy repair; "lagrangian": Beasley-Chu's element-by-element
+    # repair within the lists the Lagrangian bound leaves (weighted instances)
+    repair: bool | Literal["lagrangian"] = True
+
+    @field_validator("repair", mode="before")
+    @classmethod
+    def _repair_choice(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value == "lagrangian":
+            return value
+        raise ValueError("must be true, false or \"lagrangian\"")
 
     @model_validator(mode="after")
     def _rates_sum(self) -> "Operators":
@@ -350,7 +359,11 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunS
         data["execution"]["code_dir"] = str((path.parent / data["execution"]["code_dir"]).resolve())
     elif isinstance(data.setdefault("execution", {}), dict):
         data["execution"]["code_dir"] = str(path.parent.resolve())  # the spec's own modules
-    return parse_spec(apply_overrides(data, overrides or {}), str(path))
+    try:
+        data = apply_overrides(data, overrides or {})
+    except SpecError as exc:
+        raise SpecError(f"{path}: {exc}") from None
+    return parse_spec(data, str(path))
 
 
 def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -360,7 +373,10 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
             continue
         node = data
         *parents, leaf = dotted.split(".")
-        for key in parents:
+        for depth, key in enumerate(parents):
             node = node.setdefault(key, {})
+            if not isinstance(node, dict):
+                section = ".".join(parents[: depth + 1])
+                raise SpecError(f"{dotted}: {section} is a value, not a section")
         node[leaf] = value
     return data

@@ -23,10 +23,21 @@ def nim_positions(draw):
 
 
 @st.composite
-def set_cover_instances(draw, max_n=12, max_lists=10):
-    """Small instances: N elements, lists of distinct elements (some may be uncoverable)."""
+def set_cover_instances(draw, max_n=12, max_lists=10, weighted=False, coverable=False):
+    """Small instances: N elements, lists of distinct elements (some may be uncoverable unless
+    `coverable`); `weighted`: a cost of 0-20 per list instead of its size."""
     N = draw(st.integers(1, max_n))
     lists = draw(
         st.lists(st.lists(st.integers(0, N - 1), unique=True, max_size=N), min_size=1, max_size=max_lists)
     )
-    return Instance(N, lists)
+    if coverable:  # every element in some list: add each missing one to a list drawn for it
+        for e in sorted(set(range(N)) - {e for lst in lists for e in lst}):
+            lists[draw(st.integers(0, len(lists) - 1))].append(e)
+    costs = draw(st.lists(st.integers(0, 20), min_size=len(lists), max_size=len(lists))) if weighted else None
+    return Instance(N, lists, costs)
+
+
+def any_set_cover_instances(max_n=12, max_lists=10, coverable=False):
+    """Course-style (cost = size) and weighted instances alike."""
+    return st.one_of(set_cover_instances(max_n, max_lists, coverable=coverable),
+                     set_cover_instances(max_n, max_lists, weighted=True, coverable=coverable))

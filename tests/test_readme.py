@@ -85,10 +85,10 @@ CLAIMS = {
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A user's folder: the shipped specs and examples, nothing else."""
+    """A user's folder: the shipped specs (with the instance files beside them) and examples, nothing else."""
     here = tmp_path_factory.mktemp("readme")
     (here / "runs").mkdir()
-    for spec in (ROOT / "runs").glob("*.toml"):
+    for spec in [*(ROOT / "runs").glob("*.toml"), *(ROOT / "runs").glob("*.txt")]:
         shutil.copy(spec, here / "runs")
     shutil.copytree(ROOT / "examples", here / "examples", ignore=shutil.ignore_patterns("runs", "__pycache__"))
     return here

@@ -1,11 +1,11 @@
-"""Exact minimum-size set cover by A*, for small instances.
+"""Exact minimum-cost set cover by A*, for small instances (cost = size on course instances).
 
 A state is the set of covered elements.  From a state, only the lists holding
 its lowest uncovered element are tried: some list of every cover holds it, so
 no optimum is lost, and each cover is reached in one order instead of all.
-The path cost is the total size of the lists taken.  The heuristic charges
+The path cost is the total cost of the lists taken.  The heuristic charges
 every uncovered element the cheapest price per new element any list offers it,
-``min over lists j holding e of size_j / |j ∩ uncovered|``; any completion pays
+``min over lists j holding e of cost_j / |j ∩ uncovered|``; any completion pays
 at least that for each element, so it never overestimates, and A* may reopen
 states, so it stays exact even where the heuristic is not consistent.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -41,21 +42,8 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
     masks = [sum(1 << int(e) for e in members) for members in instance.members]
     holders = [np.flatnonzero(column).tolist() for column in instance.incidence.T]
     goal = sum(1 << int(e) for e in np.flatnonzero(instance.coverable))
-    sizes = instance.sizes.tolist()
-
-    width = (instance.N + 7) // 8
-
-    def heuristic(covered: int) -> int:
-        bits = np.frombuffer((goal & ~covered).to_bytes(width, "little"), dtype=np.uint8)
-        uncovered = np.unpackbits(bits, bitorder="little", count=instance.N).astype(bool)
-        if not uncovered.any():
-            return 0
-        hits = instance.incidence[:, uncovered]
-        gain = hits.sum(axis=1)
-        price = np.divide(instance.sizes, gain, out=np.full(gain.shape, np.inf), where=gain > 0)
-        per_element = np.where(hits, price[:, None], np.inf).min(axis=0)
-        return math.ceil(per_element.sum() - 1e-9)
-
+    costs = instance.list_costs.tolist()
+    heuristic = _price_heuristic(instance, goal)
     deadline = time.monotonic() + time_limit
     nodes = 0
 
@@ -85,13 +73,31 @@ def astar(instance: Instance, *, max_nodes: int = 200_000, time_limit: float = 1
             if time.monotonic() > deadline:
                 raise give_up(bound)
             child = covered | masks[j]
-            child_cost = cost + sizes[j]
+            child_cost = cost + costs[j]
             if child_cost < best_cost.get(child, math.inf):
                 best_cost[child] = child_cost
                 parent[child] = (covered, j)
                 tie += 1
                 heapq.heappush(frontier, (child_cost + heuristic(child), -child_cost, tie, child))
     raise AssertionError("unreachable: the goal is a union of lists")
+
+
+def _price_heuristic(instance: Instance, goal: int) -> Callable[[int], int]:
+    """The admissible bound of a state (a bitmask of covered elements): each uncovered element at its cheapest price."""
+    width = (instance.N + 7) // 8
+
+    def heuristic(covered: int) -> int:
+        bits = np.frombuffer((goal & ~covered).to_bytes(width, "little"), dtype=np.uint8)
+        uncovered = np.unpackbits(bits, bitorder="little", count=instance.N).astype(bool)
+        if not uncovered.any():
+            return 0
+        hits = instance.incidence[:, uncovered]
+        gain = hits.sum(axis=1)
+        price = np.divide(instance.list_costs, gain, out=np.full(gain.shape, np.inf), where=gain > 0)
+        per_element = np.where(hits, price[:, None], np.inf).min(axis=0)
+        return math.ceil(per_element.sum() - 1e-9)
+
+    return heuristic
 
 
 def _path(parent: dict[int, tuple[int, int]], covered: int) -> list[int]:

@@ -1,9 +1,10 @@
 """Greedy set-cover baselines from the course write-up, and the two steps a repair needs.
 
-The ratio greedy repeatedly takes the list with the smallest size per newly
-covered element, ``len(list) / len(new)``, ties to the lowest index.  This is
-the rule that reproduces the write-up's seed-42 totals 171 / 1,256 / 2,913 at
-N = 100 / 500 / 1000; the variants that divide by ``len(new) + 1`` (with cost
+Every rule here reads a list's cost (``Instance.list_costs``), which is its
+size on course instances.  The ratio greedy repeatedly takes the list with the
+smallest cost per newly covered element, ``cost / len(new)``, ties to the
+lowest index.  With cost = size this is the rule that reproduces the
+write-up's seed-42 totals 171 / 1,256 / 2,913 at N = 100 / 500 / 1000; the variants that divide by ``len(new) + 1`` (with cost
 1 or cost ``len(list)``) do not (they give 192 / 1,313 / 3,092 and
 173 / 1,216 / 3,049).
 """
@@ -17,11 +18,11 @@ from .result import CoverResult
 
 
 def naive_greedy(instance: Instance) -> CoverResult:
-    """Walk the lists from shortest to longest (stable), taking any that adds an element."""
+    """Walk the lists from cheapest to dearest (stable), taking any that adds an element."""
     covered = np.zeros(instance.N, dtype=bool)
     goal = int(np.count_nonzero(instance.coverable))
     chosen = []
-    for j in np.argsort(instance.sizes, kind="stable"):
+    for j in np.argsort(instance.list_costs, kind="stable"):
         if np.count_nonzero(covered) == goal:
             break
         members = instance.members[j]
@@ -32,12 +33,12 @@ def naive_greedy(instance: Instance) -> CoverResult:
 
 
 def ratio_greedy(instance: Instance) -> CoverResult:
-    """Chvátal's greedy with cost = list size: minimise ``len(list) / len(new)`` each step."""
+    """Chvátal's greedy: minimise ``cost / len(new)`` each step."""
     return CoverResult.of(instance, _ratio_picks(instance, np.zeros(instance.n_lists, dtype=bool)))
 
 
 def pruned_greedy(instance: Instance) -> CoverResult:
-    """The ratio greedy, then drop lists made redundant by later picks (largest first)."""
+    """The ratio greedy, then drop lists made redundant by later picks (dearest first)."""
     picks = ratio_greedy(instance).chosen
     selected = np.zeros(instance.n_lists, dtype=bool)
     selected[list(picks)] = True
@@ -56,20 +57,23 @@ def complete_cover(instance: Instance, selected: np.ndarray, avoid: np.ndarray |
     return completed
 
 
-def remove_redundant(instance: Instance, selected: np.ndarray) -> np.ndarray:
-    """Drop selected lists whose elements all stay covered, largest first (ties: lowest index).
+def remove_redundant(instance: Instance, selected: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """Drop selected lists whose elements all stay covered, dearest first (ties: lowest index).
 
     The result has no redundant list: a kept list held an element covered only
     by itself when it was checked, and later drops never add coverage.  Lists
     that already hold such an element are kept without being walked.
+    ``counts`` (how many selected lists hold each element), if the caller has
+    them, saves counting again.
     """
     kept = np.array(selected, dtype=bool)
     indices = np.flatnonzero(kept)
-    rows = instance.incidence[indices]
-    counts = rows.sum(axis=0, dtype=np.min_scalar_type(len(indices)))
-    candidates = indices[~(rows & (counts == 1)).any(axis=1)]
-    counts = counts.astype(np.int64)
-    for j in candidates[np.argsort(-instance.sizes[candidates], kind="stable")]:
+    pairs = instance.elements_of(indices)
+    counts = np.bincount(pairs, minlength=instance.N) if counts is None else np.array(counts, dtype=np.int64)
+    sizes = instance.sizes[indices]
+    alone = np.bincount(np.repeat(np.arange(len(indices)), sizes), weights=counts[pairs] == 1, minlength=len(indices))
+    candidates = indices[alone == 0]
+    for j in candidates[np.argsort(-instance.list_costs[candidates], kind="stable")]:
         members = instance.members[j]
         if members.size == 0 or counts[members].min() >= 2:
             kept[j] = False
@@ -88,15 +92,15 @@ def _ratio_picks(instance: Instance, selected: np.ndarray, avoid: np.ndarray | N
         gain = instance.incidence_t[uncovered].sum(axis=0, dtype=count)
     else:  # fewer rows to add up on the covered side (every list element is coverable)
         gain = instance.sizes.astype(count) - instance.incidence_t[covered].sum(axis=0, dtype=count)
-    sizes = instance.ratio_sizes  # empty lists never gain: their ratio stays inf, never nan
-    preferred = sizes if avoid is None else np.where(avoid, np.inf, sizes)
+    costs = instance.ratio_costs  # empty lists never gain: their ratio stays inf, never nan
+    preferred = costs if avoid is None else np.where(avoid, np.inf, costs)
     picks = []
     with np.errstate(divide="ignore"):
         while uncovered.any():
             ratio = preferred / gain  # size / 0 = inf: lists adding nothing lose
             j = int(np.argmin(ratio))
             if ratio[j] == np.inf:
-                j = int(np.argmin(sizes / gain))
+                j = int(np.argmin(costs / gain))
             new = instance.members[j][uncovered[instance.members[j]]]
             uncovered[new] = False
             gain -= instance.incidence_t[new].sum(axis=0, dtype=count)

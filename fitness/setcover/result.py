@@ -12,7 +12,7 @@ from .instance import Instance
 
 @dataclass(frozen=True)
 class CoverResult:
-    """Chosen list indices (in the order taken), their total size, and how much they cover.
+    """Chosen list indices (in the order taken), their total cost, and how much they cover.
 
     ``feasible`` is False only when the instance has elements no list holds;
     the baselines then cover everything that can be covered.
@@ -32,7 +32,7 @@ class CoverResult:
         covered = int(np.count_nonzero(instance.incidence[list(chosen)].any(axis=0))) if chosen else 0
         return cls(
             chosen=chosen,
-            cost=int(instance.sizes[list(chosen)].sum()),
+            cost=int(instance.list_costs[list(chosen)].sum()),
             covered=covered,
             feasible=covered == instance.N,
             nodes_visited=nodes_visited,

@@ -22,7 +22,7 @@ _CELLS_PER_WORD = 450
 
 @dataclass(frozen=True)
 class Scores:
-    """Per genome: elements covered, total size of the chosen lists, and covered == N."""
+    """Per genome: elements covered, total cost of the chosen lists, and covered == N."""
 
     covered: np.ndarray
     cost: np.ndarray
@@ -54,7 +54,7 @@ def score(instance: Instance, population: np.ndarray, *, chunk: int = 2048, dens
         nonempty = counts > 0
         starts = np.concatenate(([0], np.cumsum(counts[:-1])))[nonempty]
         rows = slice(start, start + len(block))
-        cost[rows][nonempty] = np.add.reduceat(instance.sizes[chosen], starts)
+        cost[rows][nonempty] = np.add.reduceat(instance.list_costs[chosen], starts)
         words = instance.packed.shape[1]
         use_dense = chosen.size * words * _CELLS_PER_WORD > len(block) * instance.incidence.size if dense is None else dense
         if use_dense:

@@ -16,8 +16,9 @@ class SetCoverTask:
     """Scores bitstring genomes (one bool per list) on one instance, all at once.
 
     Spec (plain dict): either `N` and `seed` (the course generator) or
-    `instance` (a JSON or .npy file). Objectives: `covered` (maximise), then
-    `cost` (minimise); DEAP compares them in that order.
+    `instance` (an OR-Library, JSON or .npy file). Objectives: `covered`
+    (maximise), then `cost`, the chosen lists' total cost (minimise); DEAP
+    compares them in that order.
     """
 
     objectives = ("covered", "cost")

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import re
+import tomllib
+from typing import Any
 
+from ..cli import UserError
 from ..display import console
 from .run_lines import done_line, execution_plan, zero_generations_note
 
@@ -18,7 +22,31 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=None, help="override the spec's seed")
     p.add_argument("--out", default=None, help="run directory (default runs/<spec name>)")
     p.add_argument("--force", action="store_true", help="overwrite an existing run directory")
+    p.add_argument("--set", dest="settings", action="append", type=setting, default=[], metavar="KEY=VALUE",
+                   help="set any spec key (repeatable): dotted keys, TOML values, e.g. --set population.size=50 "
+                   "--set setcover.instance=data/scp41.txt (a bare word is a string)")
     p.set_defaults(handler=run)
+
+
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$")
+
+
+def setting(text: str) -> tuple[str, Any]:
+    """`--set KEY=VALUE`: a dotted key and a TOML value; a value that is not TOML is a plain string
+    (so paths need no quotes), unless it starts like a TOML string, array or table."""
+    key, equals, value = text.partition("=")
+    key, value = key.strip(), value.strip()
+    if not equals or not _KEY.match(key):
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with a dotted key (e.g. population.size=50), "
+                                         f"got {text!r}")
+    if not value:
+        raise argparse.ArgumentTypeError(f"{key}: no value after '=' (a string needs quotes: {key}='\"\"')")
+    try:
+        return key, tomllib.loads(f"value = {value}")["value"]
+    except tomllib.TOMLDecodeError as exc:
+        if value[0] in "\"'[{":
+            raise argparse.ArgumentTypeError(f"{key}: {value!r} is not a TOML value ({exc})") from None
+        return key, value
 
 
 def workers_count(text: str) -> int | str:
@@ -47,15 +75,21 @@ def add_execution_arguments(p) -> None:
 def run(args) -> int:
     from ..spec import load_spec
 
-    spec = load_spec(args.spec, {
-        "execution.workers": args.workers,
-        "execution.address": args.address,
-        "execution.connect_timeout": args.connect_timeout,
-        "execution.handover": args.handover,
-        "generations": args.generations,
-        "seed": args.seed,
-        "execution.output": args.out,
-    })
+    flags = {
+        "execution.workers": (args.workers, "--workers"),
+        "execution.address": (args.address, "--address"),
+        "execution.connect_timeout": (args.connect_timeout, "--connect-timeout"),
+        "execution.handover": (args.handover, "--no-handover"),
+        "generations": (args.generations, "--generations"),
+        "seed": (args.seed, "--seed"),
+        "execution.output": (args.out, "--out"),
+    }
+    settings = dict(args.settings)  # a key set twice: the last one counts
+    for key, (value, flag) in flags.items():
+        if value is not None and key in settings:
+            raise UserError(f"--set {key}=... and {flag} both set {key}; give one of them")
+    settings.update({key: value for key, (value, _) in flags.items() if value is not None})
+    spec = load_spec(args.spec, settings)
     return execute(spec, force=args.force)
 
 

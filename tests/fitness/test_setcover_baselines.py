@@ -18,7 +18,7 @@ from fitness.setcover import (
     ratio_greedy,
     remove_redundant,
 )
-from tests.strategies import set_cover_instances
+from tests.strategies import any_set_cover_instances
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def course():
 
 
 def small_instances(max_n=10, max_lists=9):
-    return set_cover_instances(max_n=max_n, max_lists=max_lists)
+    return any_set_cover_instances(max_n=max_n, max_lists=max_lists)
 
 
 def covers_all_coverable(instance, chosen):
@@ -56,13 +56,14 @@ def test_ratio_greedy_known_values(course, N, cost):
 
 
 def set_based_ratio_greedy(instance):
-    """Slow oracle: size / newly covered, smallest first, ties to the lowest index."""
+    """Slow oracle: cost / newly covered, smallest first, ties to the lowest index (a free list
+    counts as costing 1e-9, so among free lists the one covering most goes first)."""
     uncovered = set(np.flatnonzero(instance.coverable).tolist())
     chosen = []
     while uncovered:
         best = min(
             (j for j, lst in enumerate(instance.lists) if uncovered & set(lst)),
-            key=lambda j: len(instance.lists[j]) / len(uncovered & set(instance.lists[j])),
+            key=lambda j: (instance.costs[j] or 1e-9) / len(uncovered & set(instance.lists[j])),
         )
         chosen.append(best)
         uncovered -= set(instance.lists[best])
@@ -122,7 +123,14 @@ def test_complete_cover_avoid_changes_the_choice():
     assert np.flatnonzero(complete_cover(instance, nothing, only_last)).tolist() == [1, 2]
 
 
-def test_remove_redundant_drops_largest_first():
+def test_remove_redundant_drops_dearest_first():
+    instance = Instance(4, [[0, 1], [2, 3], [0, 1, 2], [3]], costs=[5, 1, 2, 9])
+    kept = remove_redundant(instance, np.ones(4, dtype=bool))
+    # [3] (cost 9) goes first, then [0, 1] (5); [0, 1, 2] and [2, 3] each hold an element alone.
+    assert np.flatnonzero(kept).tolist() == [1, 2]
+
+
+def test_remove_redundant_drops_largest_first_when_cost_is_size():
     instance = Instance(4, [[0, 1], [2, 3], [0, 1, 2], [3]])
     kept = remove_redundant(instance, np.ones(4, dtype=bool))
     # [0, 1, 2] (largest) goes first; then [0, 1] and [2, 3] are each the only
@@ -133,7 +141,7 @@ def test_remove_redundant_drops_largest_first():
 def brute_force_optimum(instance):
     goal = set(np.flatnonzero(instance.coverable).tolist())
     return min(
-        sum(len(instance.lists[j]) for j in subset)
+        sum(instance.costs[j] for j in subset)
         for r in range(instance.n_lists + 1)
         for subset in itertools.combinations(range(instance.n_lists), r)
         if set().union(*(set(instance.lists[j]) for j in subset)) == goal

@@ -17,6 +17,7 @@ CASES: dict[str, tuple[str, dict]] = {
     "nim-gp": ("tests/golden/specs/nim-gp-v1.toml", {"generations": 3}),
     "nim-gp-misere-k3": ("tests/golden/specs/nim-gp-misere-k3-v1.toml", {"generations": 2}),
     "setcover-1000": ("runs/setcover-1000.toml", {"generations": 4}),
+    "setcover-scp": ("runs/setcover-scp.toml", {"generations": 4}),
     "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),
     "nim-vs-my-agent": ("examples/nim-agent/nim-vs-my-agent.toml", {"generations": 4}),
     # variants

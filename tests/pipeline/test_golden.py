@@ -29,8 +29,8 @@ def test_each_shipped_spec_writes_its_golden_log_in_process(tmp_path, name):
     assert run_digests(run_case(name, tmp_path / name)) == GOLDEN[name]
 
 
-@pytest.mark.parametrize("name, workers", [("nim-table-sampled", 1), ("setcover-1000", 2), ("knapsack", 2),
-                                           ("nim-gp", 2)])
+@pytest.mark.parametrize("name, workers", [("nim-table-sampled", 1), ("setcover-1000", 2), ("setcover-scp", 1),
+                                           ("knapsack", 2), ("nim-gp", 2)])
 def test_golden_logs_hold_on_ray_workers(tmp_path, ray_session, name, workers):
     assert run_digests(run_case(name, tmp_path / name, workers=workers)) == GOLDEN[name]
 
