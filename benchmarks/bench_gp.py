@@ -154,14 +154,15 @@ def print_summary(results: list[dict]) -> None:
 
 
 def from_logs(paths: list[Path]) -> list[dict]:
-    """The results again from the JSON lines runs print (several logs: variants run apart)."""
-    runs: dict[str, list[dict]] = {}
+    """The results again from the JSON lines runs print (several logs: variants run apart).
+    A seed met twice is the same run (the log is deterministic): the first is kept."""
+    runs: dict[str, dict[int, dict]] = {}
     for path in paths:
         for line in path.read_text().splitlines():
             if line.startswith("{"):
                 row = json.loads(line)
-                runs.setdefault(row.pop("variant"), []).append(row)
-    return [{"variant": v, "runs": runs[v]} for v in VARIANTS if v in runs]
+                runs.setdefault(row.pop("variant"), {}).setdefault(row["seed"], row)
+    return [{"variant": v, "runs": sorted(runs[v].values(), key=lambda r: r["seed"])} for v in VARIANTS if v in runs]
 
 
 def main() -> None:
