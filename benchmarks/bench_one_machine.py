@@ -32,8 +32,7 @@ CASES = [  # (spec, extra arguments): the shipped Nim specs, and one where evalu
 ALL_CASES = CASES[:3] + [  # every shipped spec (`--specs all`)
     ("runs/nim-table-sampled.toml", []),
     ("runs/nim-gp.toml", []),
-    # runs/nim-gp-misere-k3.toml as it was shipped before issue 20 (its figures below)
-    ("tests/golden/specs/nim-gp-misere-k3-v1.toml", ["--generations", "30"]),  # shortened: ~100 s a run otherwise
+    ("runs/nim-gp-misere-k3.toml", ["--generations", "30"]),  # shortened: ~100 s a run otherwise
     ("runs/setcover-1000.toml", []),
 ] + CASES[3:]
 
