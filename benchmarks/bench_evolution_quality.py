@@ -53,7 +53,7 @@ def main() -> None:
     for spec in args.specs:
         rows = []
         for seed in args.seeds:
-            with evolved(spec, seed) as (out, wall, generations):
+            with evolved(spec, seed) as (out, wall, generations, _cpu):
                 figures = judge(out / "best.json", args.games)
             rows.append(figures)
             versus = ", ".join(f"{name} {value:.2%}" for name, value in figures.items()

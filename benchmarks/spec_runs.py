@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -16,15 +17,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def evolved(spec: str, seed: int) -> Iterator[tuple[Path, float, int]]:
+def evolved(spec: str, seed: int) -> Iterator[tuple[Path, float, int, float]]:
     """`evo run SPEC --workers 0 --seed SEED` in a fresh process, into a temporary directory:
-    yields (run directory, wall seconds end to end, last generation)."""
+    yields (run directory, wall seconds end to end, last generation, CPU seconds).
+    The CPU time is the steadier figure on a shared machine."""
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(ROOT / spec), "--workers", "0",
                         "--seed", str(seed), "--out", str(out)], check=True, env=env, cwd=ROOT,
                        stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - started
-        yield out, wall, json.loads((out / "checkpoint.json").read_text())["generation"]
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
+        yield out, wall, json.loads((out / "checkpoint.json").read_text())["generation"], cpu

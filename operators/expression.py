@@ -23,6 +23,7 @@ runs replay exactly):
 
 from __future__ import annotations
 
+import functools
 import random
 from contextlib import contextmanager
 from functools import lru_cache
@@ -31,8 +32,8 @@ from typing import Callable, Iterator
 import numpy as np
 from deap import gp
 
-from fitness.nim.expression import PRIMITIVES, TERMINALS, parse, to_string
-from fitness.nim.expression.language import CONSTANTS
+from fitness.nim.expression import PRIMITIVES, TERMINALS, Node, parse, to_string
+from fitness.nim.expression.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 __all__ = [
     "CROSSOVERS",
@@ -73,15 +74,20 @@ class Number(metaclass=_Tag):
 _TYPES = {"V": Rows, "S": Number}
 
 
-@lru_cache(maxsize=1)
-def primitive_set() -> gp.PrimitiveSetTyped:
-    """The typed primitive set mirroring `fitness.nim.expression` (built once per process)."""
+@lru_cache(maxsize=None)
+def primitive_set(language: str = DEFAULT_LANGUAGE) -> gp.PrimitiveSetTyped:
+    """The typed DEAP primitive set of a named set of `fitness.nim.expression.languages`
+    (built once per process; the order things are added in fixes the random draws)."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown primitive set {language!r}; valid: {', '.join(LANGUAGES)}")
+    spec = LANGUAGES[language]
     pset = gp.PrimitiveSetTyped("nim_move", [], Number)
-    for name, (args, result, _) in PRIMITIVES.items():
+    for name in spec.primitives:
+        args, result, _ = PRIMITIVES[name]
         pset.addPrimitive(_placeholder, [_TYPES[a] for a in args], _TYPES[result], name=name)
-    for name, kind in TERMINALS.items():
-        pset.addTerminal(name, _TYPES[kind], name=name)
-    for value in CONSTANTS:
+    for name in spec.terminals:
+        pset.addTerminal(name, _TYPES[TERMINALS[name]], name=name)
+    for value in spec.constants:
         pset.addTerminal(value, Number)
     return pset
 
@@ -101,8 +107,29 @@ def _python_random(rng: np.random.Generator) -> Iterator[None]:
         random.setstate(saved)
 
 
-def _tree(expression: str) -> gp.PrimitiveTree:
-    return gp.PrimitiveTree.from_string(expression, primitive_set())
+def _tree(expression: str, language: str) -> gp.PrimitiveTree:
+    """A fresh DEAP tree of an expression (DEAP's operators change trees in place)."""
+    return gp.PrimitiveTree(list(_nodes(expression, language)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _nodes(expression: str, language: str) -> tuple:
+    """An expression's DEAP nodes in prefix order: names from the set, any other integer a constant."""
+    mapping = primitive_set(language).mapping
+    nodes: list = []
+
+    def walk(node: Node) -> None:
+        if node.name in mapping:
+            nodes.append(mapping[node.name])
+        elif node.name.lstrip("-").isdigit():
+            nodes.append(gp.Terminal(int(node.name), False, Number))
+        else:
+            raise ValueError(f"expression {expression!r}: {node.name!r} is not in the primitive set {language!r}")
+        for child in node.children:
+            walk(child)
+
+    walk(parse(expression))
+    return tuple(nodes)
 
 
 def _within(tree: gp.PrimitiveTree, max_height: int, max_size: int) -> bool:
@@ -125,20 +152,21 @@ def from_record(record: object) -> str:
 
 # --- init ------------------------------------------------------------------
 
-def random_expression(rng: np.random.Generator, init_min: int = 1, init_max: int = 4) -> str:
+def random_expression(rng: np.random.Generator, init_min: int = 1, init_max: int = 4, *,
+                      language: str = DEFAULT_LANGUAGE) -> str:
     """Ramped half-and-half: full or grown trees of heights `init_min`..`init_max` (edges)."""
     if not 0 <= init_min <= init_max:
         raise ValueError(f"need 0 <= init_min <= init_max, got {init_min}, {init_max}")
     with _python_random(rng):
-        return str(gp.PrimitiveTree(gp.genHalfAndHalf(primitive_set(), init_min, init_max)))
+        return str(gp.PrimitiveTree(gp.genHalfAndHalf(primitive_set(language), init_min, init_max)))
 
 
 # --- crossover -------------------------------------------------------------
 
 def cx_one_point(a: str, b: str, rng: np.random.Generator, max_height: int = 12,
-                 max_size: int = 80) -> tuple[str, str]:
+                 max_size: int = 80, *, language: str = DEFAULT_LANGUAGE) -> tuple[str, str]:
     """Swap a random subtree of `a` with one of the same type in `b`."""
-    first, second = _tree(a), _tree(b)
+    first, second = _tree(a, language), _tree(b, language)
     with _python_random(rng):
         first, second = gp.cxOnePoint(first, second)
     return (str(first) if _within(first, max_height, max_size) else a,
@@ -147,33 +175,77 @@ def cx_one_point(a: str, b: str, rng: np.random.Generator, max_height: int = 12,
 
 # --- mutation --------------------------------------------------------------
 
-def mut_uniform(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80) -> str:
+def mut_uniform(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+                language: str = DEFAULT_LANGUAGE) -> str:
     """A random subtree replaced by a new tree of height 0..2."""
-    pset = primitive_set()
+    pset = primitive_set(language)
     with _python_random(rng):
-        (tree,) = gp.mutUniform(_tree(expression), lambda pset, type_: gp.genGrow(pset, 0, 2, type_), pset)
+        (tree,) = gp.mutUniform(_tree(expression, language), lambda pset, type_: gp.genGrow(pset, 0, 2, type_),
+                                pset)
     return str(tree) if _within(tree, max_height, max_size) else expression
 
 
 def mut_node_replacement(expression: str, rng: np.random.Generator, max_height: int = 12,
-                         max_size: int = 80) -> str:
+                         max_size: int = 80, *, language: str = DEFAULT_LANGUAGE) -> str:
     """One node replaced by another primitive or terminal of the same signature."""
     with _python_random(rng):
-        (tree,) = gp.mutNodeReplacement(_tree(expression), primitive_set())
+        (tree,) = gp.mutNodeReplacement(_tree(expression, language), primitive_set(language))
     return str(tree)
 
 
-def mut_shrink(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80) -> str:
+def mut_shrink(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+               language: str = DEFAULT_LANGUAGE) -> str:
     """A random primitive replaced by one of its arguments of the same type (never grows)."""
     with _python_random(rng):
-        (tree,) = gp.mutShrink(_tree(expression))
+        (tree,) = gp.mutShrink(_tree(expression, language))
     return str(tree)
 
 
-def mut_mixed(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80) -> str:
+def mut_insert(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+               language: str = DEFAULT_LANGUAGE) -> str:
+    """A new primitive inserted above a random node, which becomes one of its arguments
+    (`rows` -> `vmod(rows, k)`): a step the other mutations only make by luck."""
+    with _python_random(rng):
+        (tree,) = gp.mutInsert(_tree(expression, language), primitive_set(language))
+    return str(tree) if _within(tree, max_height, max_size) else expression
+
+
+def mut_bind(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+             language: str = DEFAULT_LANGUAGE) -> str:
+    """A random number-valued subtree S wrapped as `let(V, S)`, V a new row-vector tree of
+    height 1..2: the same reasoning applied to transformed rows, in one step
+    (needs a primitive set with `let`)."""
+    pset = primitive_set(language)
+    if "let" not in pset.mapping:
+        raise ValueError(f"mutation bind needs a primitive set with let; {language!r} has none")
+    tree = _tree(expression, language)
+    with _python_random(rng):
+        index = random.choice([i for i, node in enumerate(tree) if node.ret is Number])
+        binding = gp.genGrow(pset, 1, 2, Rows)
+    where = tree.searchSubtree(index)
+    tree[where] = [pset.mapping["let"], *binding, *tree[where]]
+    return str(tree) if _within(tree, max_height, max_size) else expression
+
+
+def mut_mixed(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+              language: str = DEFAULT_LANGUAGE) -> str:
     """One of uniform, node-replacement or shrink mutation, chosen uniformly."""
     pick = (mut_uniform, mut_node_replacement, mut_shrink)[int(rng.integers(3))]
-    return pick(expression, rng, max_height=max_height, max_size=max_size)
+    return pick(expression, rng, max_height=max_height, max_size=max_size, language=language)
+
+
+def mut_mixed_insert(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+                     language: str = DEFAULT_LANGUAGE) -> str:
+    """One of uniform, node-replacement, shrink or insert mutation, chosen uniformly."""
+    pick = (mut_uniform, mut_node_replacement, mut_shrink, mut_insert)[int(rng.integers(4))]
+    return pick(expression, rng, max_height=max_height, max_size=max_size, language=language)
+
+
+def mut_mixed_bind(expression: str, rng: np.random.Generator, max_height: int = 12, max_size: int = 80, *,
+                   language: str = DEFAULT_LANGUAGE) -> str:
+    """One of uniform, node-replacement, shrink, insert or bind mutation, chosen uniformly."""
+    pick = (mut_uniform, mut_node_replacement, mut_shrink, mut_insert, mut_bind)[int(rng.integers(5))]
+    return pick(expression, rng, max_height=max_height, max_size=max_size, language=language)
 
 
 MUTATIONS: dict[str, Callable[..., str]] = {
@@ -181,7 +253,12 @@ MUTATIONS: dict[str, Callable[..., str]] = {
     "uniform": mut_uniform,
     "node-replacement": mut_node_replacement,
     "shrink": mut_shrink,
+    "insert": mut_insert,
+    "mixed-insert": mut_mixed_insert,
+    "bind": mut_bind,
+    "mixed-bind": mut_mixed_bind,
 }
+BINDING_MUTATIONS = (mut_bind, mut_mixed_bind)  # they need `let` in the primitive set
 CROSSOVERS: dict[str, Callable[..., tuple[str, str]]] = {"one-point": cx_one_point}
 DEFAULT_MUTATION = "mixed"
 DEFAULT_CROSSOVER = "one-point"

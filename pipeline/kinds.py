@@ -18,6 +18,8 @@ import operators.bitstring as bitstring
 import operators.expression as expression_genomes
 import operators.rules as rule_genomes
 import operators.table as table_genomes
+from fitness.nim.expression import parse
+from fitness.nim.expression.languages import LANGUAGES
 from fitness.plugins import PluginError, resolve
 from fitness.setcover import ratio_greedy
 from operators.beasley_chu import WeightedCoverOperators
@@ -179,17 +181,31 @@ def _expression_kind(spec: RunSpec, task: Any) -> GenomeKind:
                   "expression")
     mate = pick(expression_genomes.CROSSOVERS, ops.crossover, expression_genomes.DEFAULT_CROSSOVER, "crossover",
                 "expression")
-    make_one = bind(expression_genomes.random_expression, ops.params)
+    language = spec.genome.primitives  # the primitive set every operator builds from
+    if mutate in expression_genomes.BINDING_MUTATIONS and "let" not in LANGUAGES[language].primitives:
+        raise ValueError(f"operators.mutation: {ops.mutation} needs a primitive set with let; "
+                         f"{language!r} has none")
+    # Bound once: binding inspects signatures (~0.1 ms), which 600 children a generation would repeat.
+    make_one = bind(expression_genomes.random_expression, ops.params, language=language)
+    mate_bound = bind(mate, ops.params, language=language)
+    mutate_bound = bind(mutate, ops.params, language=language)
+    key = lambda g: g  # noqa: E731  (diversity of trees: the share of distinct expressions)
+    if spec.genome.distinct_by == "moves":  # semantic clones count once among the survivors
+        if task.boards is None:
+            raise ValueError("genome.distinct_by: 'moves' compares the moves played on the training boards; "
+                             "give them in nim.boards")
+        key = lambda g: task.boards.signature(parse(g))  # noqa: E731
     return GenomeKind(
         name="expression",
         init=lambda n, rng: [make_one(rng=rng) for _ in range(n)],
-        crossover=lambda a, b, rng: bind(mate, ops.params)(a, b, rng=rng)[0],
-        mutate=lambda g, rng: bind(mutate, ops.params)(g, rng=rng),
+        crossover=lambda a, b, rng: mate_bound(a, b, rng=rng)[0],
+        mutate=lambda g, rng: mutate_bound(g, rng=rng),
         to_record=expression_genomes.to_record,  # every tree the operators make is valid: no repair
         from_record=expression_genomes.from_record,
         record_type=pa.string(),
-        key=lambda g: g,  # diversity of trees: the share of distinct expressions
-        allowed_params=frozenset(options(expression_genomes.random_expression) | options(mutate) | options(mate)),
+        key=key,
+        allowed_params=frozenset(options(expression_genomes.random_expression) | options(mutate)
+                                 | options(mate)) - {"language"},  # set by [genome] primitives, not a param
     )
 
 

@@ -84,11 +84,25 @@ class Genome(_Strict):
     # bitstring: how the first population is made
     init: Literal["sparse", "greedy", "lagrangian"] = "greedy"
     density: float = Field(0.02, gt=0.0, lt=1.0)
+    # expression: the named primitive set the search builds from (fitness.nim.expression.languages)
+    primitives: str = "v1"
+    # expression: what tells two survivors apart with population.distinct: their text, or the
+    # moves they play on the training boards (nim.boards)
+    distinct_by: Literal["text", "moves"] = "text"
 
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, value: str) -> str:
         return _builtin_or_plugin(value, BUILTIN_KINDS, "kind")
+
+    @field_validator("primitives")
+    @classmethod
+    def _known_primitives(cls, value: str) -> str:
+        from fitness.nim.expression.languages import LANGUAGES
+
+        if value not in LANGUAGES:
+            raise ValueError(f"must be one of {', '.join(map(repr, LANGUAGES))}")
+        return value
 
 
 class Operators(_Strict):
@@ -120,6 +134,8 @@ class Nim(_Strict):
     standard: int | None = Field(None, ge=1, le=64)
     k: int | None = Field(None, ge=1)
     misere: bool = False
+    # expression genomes: extra boards (same k and rule) every genome is also scored on, exactly
+    boards: list[list[int]] | None = None
     # games per opponent, or "exact" (win probability computed, not sampled)
     opponents: dict[str, int | Literal["exact"]] = Field(
         default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
@@ -266,7 +282,7 @@ class RunSpec(_Strict):
                 genome["agent"] = self.genome.agent
             elif self.genome.kind == "table":
                 genome.update(columns=list(self.genome.columns), feature=self.genome.feature)
-            return {
+            task = {
                 "problem": "nim",
                 "rows": list(self.nim.board()),
                 "k": self.nim.k,
@@ -274,6 +290,9 @@ class RunSpec(_Strict):
                 "genome": genome,
                 "opponents": dict(self.nim.opponents),
             }
+            if self.nim.boards is not None:
+                task["boards"] = [list(b) for b in self.nim.boards]
+            return task
         assert self.setcover is not None
         if self.setcover.instance:
             return {"problem": "setcover", "instance": self.setcover.instance}
@@ -288,6 +307,11 @@ class RunSpec(_Strict):
             del content["problem_options"]
         if not content["genome"]["options"]:
             del content["genome"]["options"]
+        if content["nim"] is not None and content["nim"]["boards"] is None:
+            del content["nim"]["boards"]
+        for key, default in (("primitives", "v1"), ("distinct_by", "text")):
+            if content["genome"][key] == default:
+                del content["genome"][key]
         if not content["population"]["options"]:
             del content["population"]["options"]
         if content["islands"] is None:

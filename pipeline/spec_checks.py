@@ -16,7 +16,7 @@ __all__ = ["check_keys_apply", "check_semantics"]
 
 # Genome keys that mean something for each kind (the rest would be ignored).
 GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
-               "table": ("kind", "columns", "feature"), "expression": ("kind",)}
+               "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives", "distinct_by")}
 USER_KIND_KEYS = ("kind", "options")
 
 

@@ -15,10 +15,12 @@ import numpy as np
 
 from .agents import agent
 from .agents.mixture import stack_mixtures
+from .boards import BOARDS_SOLVED, TrainingBoards
 from .exact import optimal_move_rates, win_probabilities
 from .genomes import decode
 from .population import play_population, stack_tabulated
 from .rules import Rules
+from .scorecache import ScoreCache
 from .space import StateSpace
 
 __all__ = ["EXACT", "NimTask", "column_name"]
@@ -37,6 +39,9 @@ class NimTask:
     agent can state its move distribution. Sampled opponents add raw counts
     `wins_<opponent>` and `games_<opponent>`; `sampled` maps each of their
     rate columns to its (wins, games) columns, so callers can pool counts.
+    `boards` (expression genomes): extra training boards; `optimal_move_rate`
+    is then the mean over the run's board and these, and `boards_solved`
+    counts those played perfectly.
     """
 
     def __init__(self, spec: dict) -> None:
@@ -60,8 +65,10 @@ class NimTask:
         if self._opponent_dists and not self.exact_players:
             raise ValueError(f"opponents: a {self.kind} genome with these settings cannot be scored exactly "
                              f"(one of its agents draws moves only sampling can score); give numbers of games")
+        self.boards = self._training_boards(spec.get("boards"))
         rates = tuple(f"win_rate_{column_name(name)}" for name in self.opponents)
         scored = rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())
+        scored += (BOARDS_SOLVED,) if self.boards else ()
         # The weighted fitness a spec gets without weights: the mean of what is scored.
         self.default_weights = {name: 1.0 / len(scored) for name in scored}
         # Expressions also report their size (nodes), an objective to minimise: parsimony.
@@ -69,6 +76,14 @@ class NimTask:
         self.weights = tuple(-1.0 if name == SIZE else 1.0 for name in self.objectives)
         self.sampled = {f"win_rate_{column_name(name)}": (f"wins_{column_name(name)}", f"games_{column_name(name)}")
                         for name, games in self.opponents.items() if games != EXACT}
+        self._cache = ScoreCache() if self.kind == "expression" and not self.sampled else None
+
+    def _training_boards(self, boards: Any) -> TrainingBoards | None:
+        if not boards:
+            return None
+        if self.kind != "expression" or not self.exact_players:
+            raise ValueError("boards: extra training boards need expression genomes on a board scored exactly")
+        return TrainingBoards(self.rules, boards)
 
     def _genome_has_distribution(self) -> bool:
         """Whether the genome kind's agents can state their moves' probabilities here."""
@@ -82,6 +97,11 @@ class NimTask:
         return True
 
     def evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> dict[str, np.ndarray]:
+        if self._cache is not None:  # exact scores of string genomes: the same genome, the same row
+            return self._cache.evaluate(genomes, lambda fresh: self._evaluate(fresh, [0] * len(fresh)))
+        return self._evaluate(genomes, seeds)
+
+    def _evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> dict[str, np.ndarray]:
         players = [decode(self.kind, genome, self.config, self.rules) for genome in genomes]
         columns: dict[str, np.ndarray] = {}
         if self.exact_players:
@@ -99,6 +119,9 @@ class NimTask:
                     ordered[f"{prefix}_{column_name(name)}"] = columns[f"{prefix}_{column_name(name)}"]
         if self.exact_players:
             ordered[OPTIMAL_MOVE_RATE] = optimal_move_rates(dists, self.rules)
+        if self.boards:
+            ordered[OPTIMAL_MOVE_RATE], ordered[BOARDS_SOLVED] = self.boards.rates(
+                [p.tree for p in players], ordered[OPTIMAL_MOVE_RATE])
         if self.kind == "expression":
             ordered[SIZE] = np.asarray([p.tree.size() for p in players], dtype=np.int64)
         return ordered

@@ -44,8 +44,11 @@ class Evaluator(ABC):
     workers: int
 
     @abstractmethod
-    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
-        """Start scoring `genomes[i]` with randomness drawn only from `seeds[i]`; returns a ticket."""
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
+        """Start scoring `genomes[i]` with randomness drawn only from `seeds[i]`; returns a ticket.
+        `chunk_size`: genomes per worker call, when the caller sized its batches itself (the
+        asynchronous loop: one call per batch); None: the evaluator's own choice."""
 
     @abstractmethod
     def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:

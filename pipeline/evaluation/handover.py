@@ -57,14 +57,15 @@ class HandoverEvaluator(Evaluator):
         ticket = self.submit(genomes, seeds, task_spec)
         return self.wait([ticket], every=True)[ticket]
 
-    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
         if self._closed:
             raise RuntimeError("evaluator is closed")
         if self._remaining is not None and task_spec is None:
             self._remaining -= 1
         ticket = next(self._tickets)
         if self.pool is not None:
-            self._routes[ticket] = (self.pool, self.pool.submit(genomes, seeds, task_spec))
+            self._routes[ticket] = (self.pool, self.pool.submit(genomes, seeds, task_spec, chunk_size))
             return ticket
         started = time.perf_counter()
         self._routes[ticket] = (self.local, self.local.submit(genomes, seeds, task_spec))

@@ -182,9 +182,10 @@ class DispatchedEvaluator(Evaluator):
             return self.chunk_size
         return max(1, min(MAX_AUTO_CHUNK, math.ceil(n * self.islands / (LANES * max(self.workers, 1)))))
 
-    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
         check_batch(genomes, seeds)
-        bounds = chunk_bounds(len(genomes), self.size(len(genomes)))
+        bounds = chunk_bounds(len(genomes), chunk_size or self.size(len(genomes)))
         chunks = [(pack(genomes[a:b]), list(seeds[a:b])) for a, b in bounds]
         ticket = next(self._tickets)
         self._running[ticket] = (self.dispatcher.evaluate.remote(chunks), bounds)

@@ -30,7 +30,8 @@ class LocalEvaluator(Evaluator):
     def task(self) -> Any:
         return self.tasks.task
 
-    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
         ticket = next(self._tickets)
         self._done[ticket] = self._score(genomes, seeds, task_spec)
         return ticket

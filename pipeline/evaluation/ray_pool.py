@@ -158,12 +158,13 @@ class RayEvaluator(Evaluator):
             if actor.number == number:
                 self._replace(actor, cause)
 
-    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None) -> int:
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
         if self._closed:
             raise RuntimeError("evaluator is closed")
         check_batch(genomes, seeds)
         self._poll_setups()  # replacements that got ready since the last call join in from the start
-        size = self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
+        size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = _Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                        self._failures)
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..evaluation import EvaluationError
 from .algorithms import Algorithm
 from .islands import IslandGeneration, Plan, evolve, migrated, populations
-from .loop import Hook, Recording
+from .loop import Hook, Recording, announce
 from .members import Member, Objectives
 from .scoring import Scorer
 from .state import State
@@ -210,9 +210,7 @@ class IslandLoop:
         seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)
         state = self.recorder.record(state, scored + migrants, sum(done[i][2] for i in islands),
                                      time.perf_counter() - seconds)
-        for hook in self.hooks:
-            if hook(dict(state.rows[-1])) is True:
-                self.tracker.stop_requested = True
+        announce(self.hooks, self.tracker, state)
         return state
 
 

@@ -56,7 +56,11 @@ class Loop:
         return state
 
     def announce(self, state: State) -> None:
-        """Hooks hear the generation's row; any that answers True stops the run after it."""
-        for hook in self.hooks:
-            if hook(dict(state.rows[-1])) is True:
-                self.tracker.stop_requested = True
+        announce(self.hooks, self.tracker, state)
+
+
+def announce(hooks: list[Hook], tracker: Tracker, state: State) -> None:
+    """Hooks hear the generation's row; any that answers True stops the run after it."""
+    for hook in hooks:
+        if hook(dict(state.rows[-1])) is True:
+            tracker.stop_requested = True

@@ -29,9 +29,9 @@ class Scorer:
         self.apply(members, result)
         return int(result.failures)
 
-    def submit(self, members: list[Member], seeds: list[int]) -> Any:
-        """Start scoring `members` with the given seeds; `collect` applies the result."""
-        return self.evaluator.submit([m.genome for m in members], seeds)
+    def submit(self, members: list[Member], seeds: list[int], chunk_size: int | None = None) -> Any:
+        """Start scoring `members` with the given seeds; `apply` applies the result."""
+        return self.evaluator.submit([m.genome for m in members], seeds, chunk_size=chunk_size)
 
     def apply(self, members: list[Member], result: Evaluated) -> None:
         """Each member's columns (sampled counts pooled with earlier ones), timing, worker, fitness."""

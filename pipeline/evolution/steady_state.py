@@ -15,6 +15,8 @@ depends on timing; with workers = 0 it is deterministic.
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -39,7 +41,7 @@ class SteadyState:
     def __init__(self, context: Context) -> None:
         self.context = context
         self.settings = context.spec.population
-        self._keys: dict[int, object] = {}  # member id -> genome identity, for the distinct check
+        self._book: tuple[list[Member], _Book] | None = None  # the last population told, and its book
         if context.reevaluate:
             raise ValueError("population.algorithm 'steady-state' scores each individual once: set "
                              "sampling.reevaluate = false (or use exact opponents)")
@@ -52,6 +54,8 @@ class SteadyState:
         births = self.births(state)
         generation = max(state.generation, 0) + (1 if births >= self.settings.size else 0)
         random = min(count, max(self.settings.size - births, 0))
+        if not state.populations[0]:  # all of generation 0 still in flight (many workers, small size)
+            random = count
         members = first_population(self.context, rng, random, first_id=state.next_id) if random else []
         if count > random:
             members += self._children(state.populations[0], generation, state.next_id + random, count - random, rng)
@@ -62,8 +66,8 @@ class SteadyState:
     def _children(self, population: list[Member], generation: int, next_id: int, count: int,
                   rng: np.random.Generator) -> list[Member]:
         ops = self.context.spec.operators
-        ranks = selection.dense_ranks(population)
-        children = var_or(self.context.kind, [m.genome for m in population],
+        ranks = self._book_of(population).ranks()
+        children = var_or(self.context.kind, _Genomes(population),
                           lambda k, rng: selection.tournament(ranks, k, self.settings.tournament, rng),
                           count, ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
         return new_members(children, population, generation, next_id)
@@ -75,25 +79,91 @@ class SteadyState:
 
     def tell(self, state: State, scored: list[Member]) -> State:
         population = list(state.populations[0])
-        keys = self._keys_of(population)
+        book = self._book_of(state.populations[0])
+        self._book = None  # until `population` is final
         for m in scored:
             key = self.context.kind.identity(m.genome)
             if len(population) < self.settings.size:
+                book.add(len(population), m, key)
                 population.append(m)
-                keys[m.id] = key
                 continue
-            if self.settings.distinct and key in keys.values():
+            if self.settings.distinct and book.holds(key):
                 continue
-            values = [p.fitness.wvalues for p in population]  # tuples compare in C, DEAP's Fitness in Python
-            worst = min(range(len(population)), key=values.__getitem__)
-            if m.fitness.wvalues > values[worst]:
-                del keys[population[worst].id]
+            worst, worst_values = book.worst(population)
+            if m.fitness.wvalues > worst_values:
+                book.remove(population[worst])
+                book.add(worst, m, key)
                 population[worst] = m
-                keys[m.id] = key
+        self._book = (population, book)
         return replace(state, populations=[population])
 
-    def _keys_of(self, population: list[Member]) -> dict[int, object]:
-        """Genome identities of the population, kept between calls (rebuilt after a resume)."""
-        if set(self._keys) != {m.id for m in population}:
-            self._keys = {m.id: self.context.kind.identity(m.genome) for m in population}
-        return self._keys
+    def _book_of(self, population: list[Member]) -> _Book:
+        """The book of the population `tell` last returned, or a new one (first call, resume)."""
+        if self._book is not None and self._book[0] is population:
+            return self._book[1]
+        book = _Book()
+        for place, m in enumerate(population):
+            book.add(place, m, self.context.kind.identity(m.genome))
+        self._book = (population, book)
+        return book
+
+
+class _Genomes:
+    """The population's genomes by index, without a list built per batch of children."""
+
+    def __init__(self, population: list[Member]) -> None:
+        self.population = population
+
+    def __getitem__(self, index: int) -> object:
+        return self.population[index].genome
+
+    def __len__(self) -> int:
+        return len(self.population)
+
+
+class _Book:
+    """The population's worst member in O(log n) and its genome identities, so an arrival costs
+    no pass over the population (at 64 workers thousands arrive each second).
+
+    The heap holds (weighted values, place, id): its top is the least fit member, a tie going to
+    the earlier place, as `min` over the population would choose; entries of replaced members are
+    dropped when they surface."""
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[tuple, int, int]] = []
+        self.keys: dict[int, object] = {}  # member id -> genome identity
+        self.counts: Counter = Counter()  # genome identity -> members holding it
+        self.values: list[tuple] = []  # weighted values by place
+        self._ranks: np.ndarray | None = None  # dense ranks of `values`, until a member changes
+
+    def add(self, place: int, member: Member, key: object) -> None:
+        heapq.heappush(self.heap, (member.fitness.wvalues, place, member.id))
+        self.keys[member.id] = key
+        self.counts[key] += 1
+        if place == len(self.values):
+            self.values.append(member.fitness.wvalues)
+        else:
+            self.values[place] = member.fitness.wvalues
+        self._ranks = None
+
+    def ranks(self) -> np.ndarray:
+        """`selection.dense_ranks` of the population, from the values kept here."""
+        if self._ranks is None:
+            self._ranks = selection.ranks_of_values(np.array(self.values, dtype=np.float64))
+        return self._ranks
+
+    def remove(self, member: Member) -> None:
+        key = self.keys.pop(member.id)
+        self.counts[key] -= 1
+        if not self.counts[key]:
+            del self.counts[key]
+
+    def holds(self, key: object) -> bool:
+        return key in self.counts
+
+    def worst(self, population: list[Member]) -> tuple[int, tuple]:
+        while True:
+            values, place, member_id = self.heap[0]
+            if population[place].id == member_id:
+                return place, values
+            heapq.heappop(self.heap)

@@ -28,7 +28,7 @@ KILLED: dict[str, tuple[str, dict, int]] = {
     "nim-table-sampled-killed": ("runs/nim-table-sampled.toml", {"generations": 8}, 4),
     "setcover-killed": ("runs/setcover-1000.toml", {"generations": 6, "population__size": 40,
                                                     "population__offspring": 60}, 3),
-    "nim-gp-killed": ("runs/nim-gp.toml", {"generations": 4, "population__size": 60,
+    "nim-gp-killed": ("tests/golden/specs/nim-gp-v1.toml", {"generations": 4, "population__size": 60,
                                            "population__offspring": 120}, 2),
 }
 

@@ -18,17 +18,20 @@ from operators import expression as ops
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1),
        steps=st.lists(st.sampled_from(["one-point", *ops.MUTATIONS]), min_size=1, max_size=40),
-       limits=st.sampled_from([(6, 20), (10, 60), (12, 80)]))
-def test_children_are_valid_expressions_within_the_limits(seed, steps, limits):
+       limits=st.sampled_from([(6, 20), (10, 60), (12, 80)]), language=st.sampled_from(["v1", "v2"]))
+def test_children_are_valid_expressions_within_the_limits(seed, steps, limits, language):
     max_height, max_size = limits
     rng = np.random.default_rng(seed)
-    population = [ops.random_expression(rng, 1, 3) for _ in range(4)]
+    population = [ops.random_expression(rng, 1, 3, language=language) for _ in range(4)]
     for name in steps:
+        if ops.MUTATIONS.get(name) in ops.BINDING_MUTATIONS and language == "v1":
+            continue  # v1 has no let
         i, j = rng.integers(len(population), size=2)
+        limit = {"max_height": max_height, "max_size": max_size, "language": language}
         if name == "one-point":
-            children = ops.cx_one_point(population[i], population[j], rng, max_height=max_height, max_size=max_size)
+            children = ops.cx_one_point(population[i], population[j], rng, **limit)
         else:
-            children = [ops.MUTATIONS[name](population[i], rng, max_height=max_height, max_size=max_size)]
+            children = [ops.MUTATIONS[name](population[i], rng, **limit)]
         for child in children:
             tree = parse(child)  # the fitness layer reads what the operators write
             parents = (population[i], population[j])
@@ -78,3 +81,43 @@ def test_crossover_replays_in_a_fresh_process():
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={"PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)}
     assert len(outputs) == 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), language=st.sampled_from(["v1", "v2"]),
+       steps=st.lists(st.sampled_from(["one-point", *ops.MUTATIONS]), min_size=1, max_size=30))
+def test_each_primitive_set_builds_only_from_its_own_names(seed, language, steps):
+    from fitness.nim.expression.languages import LANGUAGES
+
+    allowed = set(LANGUAGES[language].primitives) | set(LANGUAGES[language].terminals)
+    rng = np.random.default_rng(seed)
+    population = [ops.random_expression(rng, 1, 4, language=language) for _ in range(4)]
+    for name in steps:
+        if name in ("bind", "mixed-bind") and "let" not in allowed:
+            continue
+        i, j = rng.integers(len(population), size=2)
+        if name == "one-point":
+            child = ops.cx_one_point(population[i], population[j], rng, language=language)[0]
+        else:
+            child = ops.MUTATIONS[name](population[i], rng, language=language)
+        names = {node.name for node in _nodes(parse(child))}
+        assert {n for n in names if not n.lstrip("-").isdigit()} <= allowed
+        assert {int(n) for n in names if n.lstrip("-").isdigit()} <= set(LANGUAGES[language].constants)
+        population[i] = child
+
+
+def _nodes(node):
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
+
+
+def test_insert_and_bind_wrap_what_was_there():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        inserted = parse(ops.mut_insert("sub(0, xor_all(rows))", rng, language="v2"))
+        assert inserted.size() >= 4 and "xor_all" in ops.to_record(ops.mut_insert("xor_all(rows)", rng))
+        bound = parse(ops.mut_bind("sub(0, xor_all(rows))", rng, language="v2"))
+        assert bound.size() > 4 and any(n.name == "let" for n in _nodes(bound))
+    with pytest.raises(ValueError, match="needs a primitive set with let"):
+        ops.mut_bind("xor_all(rows)", rng)  # v1 has no let

@@ -42,7 +42,8 @@ def _evo(args: list[str], env: dict[str, str], timeout: float = 180) -> subproce
 def test_evo_run_joins_a_token_protected_head_by_its_address(ray_head, tmp_path):
     out = tmp_path / "run"
     done = _evo(["run", "runs/nim-table.toml", "--generations", "1", "--out", str(out),
-                 "--address", ray_head.address, "--workers", "auto"], ray_head.env)
+                 "--address", ray_head.address, "--workers", "auto",
+                 "--set", "execution.wait_for_workers=true"], ray_head.env)  # else the first actor may do it all
     assert done.returncode == 0, done.stderr
     assert "auth" not in done.stderr.lower()  # no token warnings
     workers = pd.read_parquet(out / "individuals")["worker"]

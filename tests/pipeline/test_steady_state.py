@@ -3,7 +3,11 @@ that says exactly what happened (arrival order, every parent arrived before its 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pipeline
 from tests.golden.digest import run_digests
@@ -74,3 +78,47 @@ def test_the_hand_over_expects_one_submission_per_genome_for_steady_state():
     assert _expected_batches(spec, object()) == 13
     no_handover = parse_spec({**SPEC, "execution": {"workers": 2, "handover": False}})
     assert _expected_batches(no_handover, object()) is None
+
+
+def _naive_tell(population: list, scored: list, size: int, distinct: bool) -> list:
+    """Replace-worst as written first: a pass over the population per arrival (the oracle)."""
+    population = list(population)
+    for m in scored:
+        if len(population) < size:
+            population.append(m)
+        elif distinct and m.genome in {p.genome for p in population}:
+            continue
+        else:
+            values = [p.fitness.wvalues for p in population]
+            worst = min(range(len(population)), key=values.__getitem__)
+            if m.fitness.wvalues > values[worst]:
+                population[worst] = m
+    return population
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrivals=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 6)), max_size=60),
+       size=st.integers(1, 6), distinct=st.booleans(), cuts=st.lists(st.integers(1, 5), max_size=30),
+       resumes=st.sets(st.integers(0, 30)))
+def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, size, distinct, cuts, resumes):
+    """Tell keeps its worst member in a heap (O(log n) an arrival); it must pick exactly the member
+    a pass over the population picks (the earliest place among equal values), with two objectives,
+    duplicate genomes, batches of any size, and a resume (new algorithm object) at any call."""
+    from types import SimpleNamespace as NS
+
+    from pipeline.evolution.state import State
+    from pipeline.evolution.steady_state import SteadyState
+
+    def algorithm():
+        spec = NS(population=NS(size=size, distinct=distinct))
+        return SteadyState(NS(spec=spec, kind=NS(identity=lambda genome: genome), reevaluate=False))
+
+    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b)))) for i, (a, b, g) in enumerate(arrivals)]
+    steady, state, expected = algorithm(), State(), []
+    for call, cut in enumerate(cuts + [len(members)]):
+        batch, members = members[:cut], members[cut:]
+        if call in resumes:
+            steady, state = algorithm(), replace(state, populations=[list(state.populations[0])])
+        state = steady.tell(state, batch)
+        expected = _naive_tell(expected, batch, size, distinct)
+        assert [m.id for m in state.populations[0]] == [m.id for m in expected]

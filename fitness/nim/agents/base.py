@@ -91,6 +91,12 @@ class CodedPolicy:
         positions = space.all_positions()[1:]  # code 0 is the empty board: no move
         rows, takes = agent.act(positions, np.random.default_rng(0))
         rows, takes = check_moves(agent.name, agent.rules, positions, rows, takes)
+        return cls.from_moves(space, rows, takes)
+
+    @classmethod
+    def from_moves(cls, space: StateSpace, rows: np.ndarray, takes: np.ndarray) -> "CodedPolicy":
+        """The policy playing (rows[c - 1], takes[c - 1]) from every non-empty code c,
+        moves already known legal."""
         row_table = np.zeros(space.size, dtype=np.int8 if space.n_rows < 128 else np.int64)
         row_table[1:] = rows
         step_table = np.zeros(space.size, dtype=np.int64)

@@ -14,31 +14,17 @@ from typing import Any, Callable
 import numpy as np
 
 # This module is imported at the end of the package's __init__.
-from ..expression import Context, compile_expression, parse, to_string
-from ..expression.language import UNBOUNDED_K
+from ..expression import compile_expression, parse, to_string
+from ..expression.board import Candidates, board_moves, candidate_moves
 from ..genomes import register_decoder
 from ..rules import Rules
-from .base import Agent, Moves
+from ..space import StateSpace
+from .base import Agent, CodedPolicy, Moves
 
 __all__ = ["ExpressionAgent", "candidate_moves"]
 
 # Positions scored per block: bounds the candidate arrays on large boards.
 _BLOCK = 1 << 14
-
-
-def candidate_moves(positions: np.ndarray, k: int | None,
-                    rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every legal move of every position (only from the rows where the mask `rows` is
-    True, if given), in (position, row, take) order: which position each belongs to,
-    its row and its take."""
-    p = np.asarray(positions, dtype=np.int64)
-    limit = p if k is None else np.minimum(p, k)
-    if rows is not None:
-        limit = np.where(rows, limit, 0)
-    max_take = int(limit.max()) if limit.size else 0
-    legal = np.arange(1, max_take + 1)[None, None, :] <= limit[:, :, None]
-    owner, row, take_index = np.nonzero(legal)
-    return owner, row, take_index + 1
 
 
 class ExpressionAgent(Agent):
@@ -64,18 +50,13 @@ class ExpressionAgent(Agent):
         self.tree = parse(expression)
         self.expression = to_string(self.tree)
         self._score = compile_expression(self.tree)
-        self._k = UNBOUNDED_K if rules.k is None else rules.k
         self._memo = _SortedMemo(max(rules.rows) + 1, rules.n_rows)
 
     def scores(self, positions: np.ndarray,
                rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(owner, row, take, score) of every candidate move of `positions` (from `rows` only)."""
-        owner, row, take = candidate_moves(positions, self.rules.k, rows)
-        after = positions[owner]
-        before = after[np.arange(len(owner)), row]
-        after[np.arange(len(owner)), row] = before - take
-        score = self._score(Context(after, take, before, self._k))
-        return owner, row, take, np.broadcast_to(score, owner.shape)
+        block = Candidates.of(positions, self.rules.k, rows)
+        return block.owner, block.row, block.take, np.broadcast_to(self._score(block.context), block.owner.shape)
 
     def act(self, positions: np.ndarray, rng: np.random.Generator | None) -> Moves:
         p = np.asarray(positions, dtype=np.int64)
@@ -84,6 +65,15 @@ class ExpressionAgent(Agent):
         for lo in range(0, len(p), _BLOCK):
             rows[lo:lo + _BLOCK], takes[lo:lo + _BLOCK] = self._best_moves(p[lo:lo + _BLOCK])
         return rows, takes
+
+    def _build_coded(self, space: StateSpace) -> CodedPolicy | None:
+        """Small boards: the whole board's moves from its shared candidates (and the
+        subexpression values other genomes computed there)."""
+        shared = board_moves(space.board, self.rules.k)
+        if shared is None:
+            return super()._build_coded(space)
+        rows, takes = shared.moves(self.tree)
+        return CodedPolicy.from_moves(space, rows, takes)
 
     def _best_moves(self, p: np.ndarray) -> Moves:
         """The first best move of each position, each distinct sorted position scored once."""

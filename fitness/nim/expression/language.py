@@ -16,7 +16,8 @@ arithmetic is on 64-bit integers that wrap, identically in both.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -28,6 +29,8 @@ __all__ = [
     "TERMINALS",
     "UNBOUNDED_K",
     "compile_expression",
+    "evaluate_node",
+    "expand",
     "interpret",
     "parse",
     "to_string",
@@ -41,14 +44,16 @@ def _safe_mod(a, b):
     a, b = np.asarray(a), np.asarray(b)
     if (a >= 0).all() and (a < b).all():  # the usual case, rows mod k + 1: a itself, without dividing
         return np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
-    return np.where(b == 0, 0, np.mod(a, np.where(b == 0, 1, b)))
+    with np.errstate(divide="ignore", invalid="ignore"):  # numpy's integer x mod 0 is 0, as we define it
+        return np.mod(a, b)
 
 
 def _bool(x):
     return np.asarray(x).astype(np.int64)
 
 
-# name -> (argument types, result type, numpy function). Vector arguments are (m, rows).
+# name -> (argument types, result type, numpy function). Vectors are held row-major,
+# (rows, m): a reduction over rows is then a loop over contiguous arrays.
 PRIMITIVES: dict[str, tuple[tuple[str, ...], str, Callable]] = {
     "add": ((S, S), S, np.add),
     "sub": ((S, S), S, np.subtract),
@@ -61,27 +66,38 @@ PRIMITIVES: dict[str, tuple[tuple[str, ...], str, Callable]] = {
     "gt": ((S, S), S, lambda a, b: _bool(a > b)),
     "eq": ((S, S), S, lambda a, b: _bool(a == b)),
     "if_": ((S, S, S), S, lambda c, a, b: np.where(c != 0, a, b)),
-    "vmod": ((V, S), V, lambda v, s: _safe_mod(v, s[:, None])),
-    "vand": ((V, S), V, lambda v, s: np.bitwise_and(v, s[:, None])),
-    "veq": ((V, S), V, lambda v, s: _bool(v == s[:, None])),
-    "vgt": ((V, S), V, lambda v, s: _bool(v > s[:, None])),
-    "xor_all": ((V,), S, lambda v: np.bitwise_xor.reduce(v, axis=1)),
-    "sum_all": ((V,), S, lambda v: v.sum(axis=1)),
-    "max_all": ((V,), S, lambda v: v.max(axis=1)),
-    "count": ((V,), S, lambda v: _bool(v != 0).sum(axis=1)),
+    "vmod": ((V, S), V, lambda v, s: _safe_mod(v, s[None, :])),
+    "vand": ((V, S), V, lambda v, s: np.bitwise_and(v, s[None, :])),
+    "veq": ((V, S), V, lambda v, s: _bool(v == s[None, :])),
+    "vgt": ((V, S), V, lambda v, s: _bool(v > s[None, :])),
+    "xor_all": ((V,), S, lambda v: np.bitwise_xor.reduce(v, axis=0)),
+    "sum_all": ((V,), S, lambda v: v.sum(axis=0)),
+    "max_all": ((V,), S, lambda v: v.max(axis=0)),
+    "count": ((V,), S, lambda v: np.count_nonzero(v, axis=0).astype(np.int64)),
+    # let(V, S): S with `rows` standing for V (a binding, expanded before evaluation; see `expand`)
+    "let": ((V, S), S, None),
 }
 
-# name -> type; numbers 0..3 are `S` constants too.
-TERMINALS: dict[str, str] = {"rows": V, "take": S, "before": S, "n": S, "k": S}
-CONSTANTS = (0, 1, 2, 3)
+# name -> type; integers are `S` constants too. Which of them a run's search may
+# use is its primitive set (`languages.py`); every expression of any set parses here.
+TERMINALS: dict[str, str] = {"rows": V, "take": S, "before": S, "n": S, "k": S, "k1": S}
 
 
 @dataclass(frozen=True)
 class Node:
-    """A parsed expression: a primitive with children, a named terminal, or a constant."""
+    """A parsed expression: a primitive with children, a named terminal, or a constant.
+
+    Hashed once (subexpression values are kept in dicts keyed by node)."""
 
     name: str
     children: tuple["Node", ...] = ()
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.name, self.children)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def type(self) -> str:
@@ -99,10 +115,18 @@ class Node:
 _TOKEN = re.compile(r"\s*(?:([A-Za-z_][A-Za-z_0-9]*)|(-?\d+)|(.))")
 
 
+_INTEGER = re.compile(r"-?\d+")
+
+
 def parse(text: str) -> Node:
     """The tree of an expression string, type-checked; ValueError naming what is wrong."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"an expression is a non-empty string, got {text!r}")
+    return _parse(text)
+
+
+@lru_cache(maxsize=1 << 15)  # a population's genomes are parsed again and again (parents, copies)
+def _parse(text: str) -> Node:
     tokens = [m.group(m.lastindex) for m in _TOKEN.finditer(text.strip()) if m.lastindex]
     position = 0
 
@@ -118,7 +142,7 @@ def parse(text: str) -> Node:
 
     def node() -> Node:
         token = take()
-        if re.fullmatch(r"-?\d+", token):
+        if _INTEGER.fullmatch(token):
             return Node(str(int(token)))
         if token in TERMINALS:
             return Node(token)
@@ -162,33 +186,72 @@ class Context:
     take: np.ndarray
     before: np.ndarray
     k: int  # the bound, or UNBOUNDED_K
+    _values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def terminal(self, name: str) -> np.ndarray:
-        m = len(self.take)
-        if name == "rows":
-            return self.rows
+        """A terminal's value per candidate (`rows` row-major, (rows, m)); built once per context."""
         if name in ("take", "before"):
             return getattr(self, name)
-        if name == "n":
-            return np.full(m, self.rows.shape[1], dtype=np.int64)
-        if name == "k":
-            return np.full(m, self.k, dtype=np.int64)
-        return np.full(m, int(name), dtype=np.int64)
+        if name not in self._values:
+            if name == "rows":
+                value = np.ascontiguousarray(np.asarray(self.rows, dtype=np.int64).T)
+            else:
+                number = {"n": self.rows.shape[1], "k": self.k, "k1": self.k + 1}.get(name)
+                value = np.full(len(self.take), int(name) if number is None else number, dtype=np.int64)
+            value.flags.writeable = False
+            self._values[name] = value
+        return self._values[name]
 
 
 def compile_expression(node: Node) -> Callable[[Context], np.ndarray]:
     """A function scoring every candidate of a context at once (one numpy op per node)."""
+    return lambda ctx: evaluate_node(node, ctx)
+
+
+def evaluate_node(node: Node, ctx: Context, recall: Callable[[Node], np.ndarray | None] | None = None,
+                  remember: Callable[[Node, np.ndarray], None] | None = None) -> np.ndarray:
+    """The value of `node` over every candidate of `ctx`; `recall`/`remember` let a caller
+    keep subexpression values across expressions scored on the same context."""
     if not node.children:
-        return lambda ctx: ctx.terminal(node.name)
-    fn = PRIMITIVES[node.name][2]
-    parts = [compile_expression(c) for c in node.children]
-    if len(parts) == 1:
-        (a,) = parts
-        return lambda ctx: np.asarray(fn(a(ctx)), dtype=np.int64)
-    if len(parts) == 2:
-        a, b = parts
-        return lambda ctx: np.asarray(fn(a(ctx), b(ctx)), dtype=np.int64)
-    return lambda ctx: np.asarray(fn(*(p(ctx) for p in parts)), dtype=np.int64)
+        return ctx.terminal(node.name)
+    if recall is not None:
+        known = recall(node)
+        if known is not None:
+            return known
+    if node.name == "let":
+        return evaluate_node(expand(node), ctx, recall, remember)
+    args = [evaluate_node(c, ctx, recall, remember) for c in node.children]
+    value = np.asarray(PRIMITIVES[node.name][2](*args), dtype=np.int64)
+    if remember is not None:
+        remember(node, value)
+    return value
+
+
+@lru_cache(maxsize=1 << 14)
+def expand(node: Node) -> Node:
+    """The expression without `let`: `let(V, S)` is S with every `rows` replaced by V.
+
+    Innermost bindings first, so in `let(A, let(B, S))` the `rows` of S mean B
+    and the `rows` of B mean A. Equal subtrees stay shared objects, so values
+    kept per subtree are computed once however often a binding is used."""
+    if not node.children:
+        return node
+    children = tuple(expand(c) for c in node.children)
+    if node.name == "let":
+        return _substitute(children[1], children[0], {})
+    return node if children == node.children else Node(node.name, children)
+
+
+def _substitute(node: Node, rows: Node, done: dict) -> Node:
+    key = id(node)
+    if key not in done:
+        if node.name == "rows":
+            done[key] = rows
+        elif not node.children:
+            done[key] = node
+        else:
+            done[key] = Node(node.name, tuple(_substitute(c, rows, done) for c in node.children))
+    return done[key]
 
 
 # --- the plain reference: one candidate, Python integers wrapped to 64 bits ---
@@ -215,8 +278,10 @@ def interpret(node: Node, rows: list[int], take: int, before: int, k: int):
     """The score of one candidate move (or a row list for vector nodes), by plain recursion."""
     name = node.name
     if not node.children:
-        values = {"rows": list(rows), "take": take, "before": before, "n": len(rows), "k": k}
+        values = {"rows": list(rows), "take": take, "before": before, "n": len(rows), "k": k, "k1": k + 1}
         return values[name] if name in values else int(name)
+    if name == "let":  # the body sees the bound rows
+        return interpret(node.children[1], interpret(node.children[0], rows, take, before, k), take, before, k)
     args = [interpret(c, rows, take, before, k) for c in node.children]
     if name in _SCALAR:
         return _wrap(_SCALAR[name](*args))

@@ -20,6 +20,15 @@ def _uses_terminals(node: Node) -> bool:
     return (not node.children and node.name in TERMINALS) or any(_uses_terminals(c) for c in node.children)
 
 
+def _reads_rows(node: Node) -> bool:
+    """Whether `rows` in this subtree are the rows bound around it (not those of an inner let)."""
+    if node.name == "rows":
+        return True
+    if node.name == "let":
+        return _reads_rows(node.children[0])
+    return any(_reads_rows(c) for c in node.children)
+
+
 def _number(node: Node) -> int | None:
     return int(node.name) if _constant(node) else None
 
@@ -40,6 +49,8 @@ def _rewrite(node: Node) -> Node:
     if node.type == "S" and not _uses_terminals(node):  # constant folding
         return Node(str(interpret(node, [], 0, 0, 0)))
     name, kids = node.name, node.children
+    if name == "let" and (kids[0].name == "rows" or not _reads_rows(kids[1])):
+        return kids[1]  # binding rows to themselves, or for a body that never reads them
     a = kids[0]
     b = kids[1] if len(kids) > 1 else None
     na, nb = _number(a), (_number(b) if b is not None else None)

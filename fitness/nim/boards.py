@@ -1,0 +1,88 @@
+"""Optimal play judged on several boards at once: training that rewards general play.
+
+A board-independent genome (an expression) can fit one training board with
+tricks that fail elsewhere: the number of rows, a constant that happens to
+match its rows. Scoring it exactly on a few boards of different shapes (row
+counts, row sizes beyond k + 1) leaves only rules that hold on all of them.
+Each board counts equally, however many positions it has.
+
+Only the winning positions of a board matter to the optimal-move rate, so
+an extra board keeps just their candidate moves, each marked by whether it
+leaves the opponent lost (the solver's verdict).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+from .exact import winning_codes
+from .expression import Node
+from .expression.board import BoardMoves
+from .rules import Rules
+from .space import StateSpace
+
+__all__ = ["BOARDS_SOLVED", "TrainingBoards"]
+
+BOARDS_SOLVED = "boards_solved"
+_REMEMBERED = 1 << 15  # outcomes kept per board (a few generations of a GP run)
+
+
+class _Board:
+    """The candidates of a board's winning positions, and which of them win."""
+
+    def __init__(self, rules: Rules) -> None:
+        space = StateSpace.of(rules.rows)
+        if space is None:
+            raise ValueError(f"boards: {list(rules.rows)} has too many positions to be scored exactly "
+                             f"(limit 2,097,152)")
+        win = winning_codes(rules)
+        codes = np.flatnonzero(win[1:]) + 1
+        self.moves = BoardMoves(space.all_positions()[codes], rules.k)
+        self.good = ~win[space.encode(self.moves.context.rows)]
+        self._seen: OrderedDict[Node, tuple[float, bytes]] = OrderedDict()
+
+    def outcome(self, tree: Node) -> tuple[float, bytes]:
+        """The expression's optimal-move rate here, and a digest of the move it plays from
+        every winning position (remembered: the task and the genome kind both ask)."""
+        if tree in self._seen:
+            self._seen.move_to_end(tree)
+            return self._seen[tree]
+        chosen = self.moves.best(tree)
+        rate = float(self.good[chosen].mean()) if len(chosen) else 1.0
+        self._seen[tree] = rate, hashlib.blake2b(chosen.astype(np.int64).tobytes(), digest_size=16).digest()
+        if len(self._seen) > _REMEMBERED:
+            self._seen.popitem(last=False)
+        return self._seen[tree]
+
+
+@lru_cache(maxsize=64)
+def _board(rules: Rules) -> _Board:
+    """One per board and rules in a process, shared by every task and genome kind."""
+    return _Board(rules)
+
+
+class TrainingBoards:
+    """Extra training boards, with the run's k and rule."""
+
+    def __init__(self, rules: Rules, extra: Sequence[Sequence[int]]) -> None:
+        boards = [Rules(rows=tuple(b), k=rules.k, misere=rules.misere) for b in extra]
+        if len({b.rows for b in boards} | {rules.rows}) != len(boards) + 1:
+            raise ValueError("boards: each training board must be given once, and not the run's own board")
+        self.boards = [_board(b) for b in boards]
+
+    def rates(self, trees: Sequence[Node], main: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per expression: the mean optimal-move rate over the run's board and these, and on
+        how many of them it is perfect. `main` holds the rates on the run's board."""
+        per_board = np.stack([np.asarray(main, dtype=np.float64)]
+                             + [np.asarray([b.outcome(t)[0] for t in trees]) for b in self.boards])
+        return per_board.mean(axis=0), (per_board == 1.0).sum(axis=0).astype(np.int64)
+
+    def signature(self, tree: Node) -> bytes:
+        """What the expression plays on these boards' winning positions, as a digest: equal
+        for expressions that differ only in text (the same moves everywhere here)."""
+        return b"".join(b.outcome(tree)[1] for b in self.boards)
