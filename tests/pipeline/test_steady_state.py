@@ -122,3 +122,42 @@ def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, siz
         state = steady.tell(state, batch)
         expected = _naive_tell(expected, batch, size, distinct)
         assert [m.id for m in state.populations[0]] == [m.id for m in expected]
+
+
+def _sizing_loop(workers: int, offspring: int):
+    """An AsyncLoop with only what its batch sizing reads."""
+    from types import SimpleNamespace
+
+    from pipeline.evolution.async_loop import AsyncLoop
+
+    algorithm = SimpleNamespace(settings=SimpleNamespace(size=offspring, offspring=offspring))
+    scorer = SimpleNamespace(evaluator=SimpleNamespace(workers=workers))
+    return AsyncLoop(algorithm, scorer, tracker=None, recorder=None, seed=1)
+
+
+def _batch(worker: str, seconds: list[float]):
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(worker=worker, eval_seconds=s) for s in seconds]
+
+
+@settings(max_examples=100, deadline=None)
+@given(workers=st.integers(1, 64), per_member=st.floats(0.001, 0.5), warm_up=st.floats(0.0, 5.0),
+       outlier=st.floats(1.0, 30.0), batches=st.integers(60, 120))
+def test_batch_size_follows_the_evaluation_time_not_warm_up_or_one_outlier(workers, per_member, warm_up, outlier,
+                                                                             batches):
+    """Each worker's first batch (its warm-up) is left out, and one genome 30 times slower than
+    the mean (lognormal sigma = 1 reaches that in 10^4 draws) shrinks the next batch by < 40%."""
+    import math
+
+    loop = _sizing_loop(workers, offspring=1024)
+    ideal = loop.batch_seconds / per_member
+    for w in range(workers):
+        loop._learn(_batch(f"w{w}", [per_member + warm_up]))
+        assert loop._batch_size() == 1
+    for b in range(batches):
+        loop._learn(_batch(f"w{b % workers}", [per_member] * loop._batch_size()))
+    steady = loop._batch_size()
+    assert steady == loop.max_batch or abs(steady - ideal) <= 1
+    loop._learn(_batch("w0", [outlier * per_member]))
+    assert loop._batch_size() >= min(steady, math.ceil(0.6 * ideal))
