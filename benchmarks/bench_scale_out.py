@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SLEEPY = ROOT / "benchmarks" / "sleepy"
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
@@ -110,13 +111,30 @@ def pool_start(address: str, workers: int, args: argparse.Namespace) -> tuple[fl
 
 
 def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp: Path) -> list[dict]:
-    """Every algorithm on one (lambda, t, sigma), then the ceiling on the first one's sleeps."""
+    """Every algorithm on one (lambda, t, sigma), then the ceiling on the first one's sleeps;
+    `--repeats` rounds of that, interleaved so that the machine's drift touches every algorithm."""
+    lam, ms, sigma = int(case.split(":")[0]), float(case.split(":")[1]), float(case.split(":")[2])
+    rounds = [one_round(workers, lam, ms, sigma, args, address, tmp / f"round-{r}") for r in range(args.repeats)]
+    results = []
+    for algorithm in args.algorithms:
+        runs = [row for rows in rounds for row in rows if row["algorithm"] == algorithm]
+        efficiencies = [row["efficiency"] for row in runs]
+        ceilings = [row["ceiling"] for row in runs]
+        results.append({**runs[0], "efficiencies": efficiencies, "efficiency": float(np.median(efficiencies)),
+                        "ceilings": ceilings, "ceiling": float(np.median(ceilings)),
+                        "of_ceiling": float(np.median([e / c for e, c in zip(efficiencies, ceilings)])),
+                        "seconds": float(np.median([row["seconds"] for row in runs])),
+                        "driver_ms": float(np.median([row["driver_ms"] for row in runs]))})
+    return results
+
+
+def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Namespace, address: str,
+              tmp: Path) -> list[dict]:
     import pipeline
 
-    lam, ms, sigma = int(case.split(":")[0]), float(case.split(":")[1]), float(case.split(":")[2])
     results, durations = [], None
     for algorithm in args.algorithms:
-        out = tmp / f"{algorithm}-{workers}-{case}"
+        out = tmp / f"{algorithm}-{workers}-{lam}-{ms}-{sigma}"
         started, cpu = time.perf_counter(), time.process_time()
         run = pipeline.run(spec(algorithm, lam, ms, sigma, args), address=address, workers=workers, out=str(out))
         cpu = time.process_time() - cpu
@@ -134,6 +152,13 @@ def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp
     return results
 
 
+def _spread(values: list[float]) -> str:
+    """The median, and the range when there are several."""
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{np.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 8, 32, 64])
@@ -145,6 +170,9 @@ def main() -> None:
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--nodes", type=int, default=4)
     parser.add_argument("--cpus", type=int, default=16, help="logical CPUs per node")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="rounds of every run and its ceiling: the median and the range are printed (at "
+                             "W = 64 on 2 cores one run's efficiency varies by +-0.15)")
     parser.add_argument("--out", type=Path, default=None, help="JSON lines of results")
     args = parser.parse_args()
 
@@ -168,8 +196,8 @@ def main() -> None:
                 for case in args.cases:
                     for row in measure(workers, case, args, cluster.address, Path(tmp)):
                         print(f"| {workers} | {row['lam']} | {row['ms']:g} | {row['sigma']:g} | {row['algorithm']} | "
-                              f"{row['efficiency']:.2f} | {row['ceiling']:.2f} ({row['ceiling_chunk']}) | "
-                              f"{row['efficiency'] / row['ceiling']:.2f} | {row['seconds']:.0f} | {row['driver_ms']:.3f} |", flush=True)
+                              f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
+                              f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {row['driver_ms']:.3f} |", flush=True)
                         if args.out:
                             with args.out.open("a") as sink:
                                 sink.write(json.dumps(row) + "\n")
