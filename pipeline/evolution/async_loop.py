@@ -68,10 +68,9 @@ class AsyncLoop(Loop):
                 self.scorer.apply(members, done[ticket])
                 self._failures += int(done[ticket].failures)
                 self._learn(members)
-                for member in members:
-                    state, generation, reason = self._arrive(state, generation, member)
-                    if reason is not None:
-                        return state, reason
+                state, generation, reason = self._arrive(state, generation, members)
+                if reason is not None:
+                    return state, reason
         return state, reason
 
     def _send(self, state: State, pending: dict[int, list[Member]]) -> State:
@@ -83,20 +82,30 @@ class AsyncLoop(Loop):
         pending[ticket] = members
         return state
 
-    def _arrive(self, state: State, generation: list[Member], member: Member) -> tuple[State, list[Member], str | None]:
-        arrivals = int(state.extra.get("arrivals", 0))
-        member.order = arrivals
-        state = self.algorithm.tell(state, [member])
-        state = replace(state, extra={**state.extra, "arrivals": arrivals + 1})
-        generation = generation + [member]
-        boundary = self.settings.size + max(state.generation + 1, 0) * self.settings.offspring
-        if arrivals + 1 < boundary:
-            return state, generation, None
-        state = self.tracker.update(replace(state, generation=state.generation + 1), generation)
-        state = self.recorder.record(state, generation, self._failures, self._started)
-        self._started, self._failures = time.perf_counter(), 0
-        self.announce(state)
-        return state, [], self.tracker.stop_reason(state)
+    def _arrive(self, state: State, generation: list[Member], members: list[Member]) -> \
+            tuple[State, list[Member], str | None]:
+        """Tell `members` in arrival order, recording each generation they complete. They are told
+        a generation's share at a time: the same insertions as one by one, and at W = 64 the
+        driver's time per arrival is what the workers wait for."""
+        while members:
+            arrivals = int(state.extra.get("arrivals", 0))
+            boundary = self.settings.size + max(state.generation + 1, 0) * self.settings.offspring
+            now, members = members[:boundary - arrivals], members[boundary - arrivals:]
+            for order, member in enumerate(now, start=arrivals):
+                member.order = order
+            state = self.algorithm.tell(state, now)
+            state = replace(state, extra={**state.extra, "arrivals": arrivals + len(now)})
+            generation = generation + now
+            if arrivals + len(now) < boundary:
+                break
+            state = self.tracker.update(replace(state, generation=state.generation + 1), generation)
+            state = self.recorder.record(state, generation, self._failures, self._started)
+            self._started, self._failures, generation = time.perf_counter(), 0, []
+            self.announce(state)
+            reason = self.tracker.stop_reason(state)
+            if reason is not None:
+                return state, generation, reason
+        return state, generation, None
 
     def _learn(self, members: list[Member]) -> None:
         """Seconds per member as a decaying ratio of sums, leaving out each worker's first batch.
