@@ -5,11 +5,12 @@ parents; uniform ones for NSGA-II, whose pressure is in survival), scores
 them (and, with sampled fitness, the survivors again), and keeps `size`
 survivors. Every draw comes from the generation's rng, so a run replays.
 
-With `population.restart_after = N`, a generation that follows N (2N, 3N, ...)
-generations without improvement of the best re-seeds instead of breeding: the
-best `restart_keep` stay, fresh random genomes take the other places. Whether
-it restarts is read from `state.stagnant`, which every checkpoint holds, so
-a resumed run restarts where an uninterrupted one would.
+With `population.restart_after = N`, a generation that follows N generations
+without improvement of the population's best (counted since the last restart)
+re-seeds instead of breeding: the best `restart_keep` stay, fresh random
+genomes take the other places, and the count starts again. The count lives in
+the state's `extra` (`"plateau"`), which every checkpoint holds, so a resumed
+run restarts where an uninterrupted one would.
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ def first_population(context: Context, rng: np.random.Generator, size: int, firs
 
 
 def restarting(state: State, restart_after: int | None) -> bool:
-    """Whether the generation after `state` re-seeds: the best has not improved for a
-    multiple of `restart_after` generations (None: never)."""
-    return (restart_after is not None and state.generation >= 0 and state.stagnant > 0
-            and state.stagnant % restart_after == 0)
+    """Whether the generation after `state` re-seeds: its population's best has not improved
+    for `restart_after` generations since the last restart (None: never)."""
+    plateau = state.extra.get("plateau")
+    return restart_after is not None and plateau is not None and plateau["stagnant"] >= restart_after
 
 
 def rescored(population: list[Member]) -> list[Member]:
@@ -97,6 +98,21 @@ class Generational:
         return children + (rescored(population) if self.context.reevaluate else [])
 
     def tell(self, state: State, scored: list[Member]) -> State:
+        told = self._told(state, scored)
+        if self.settings.restart_after is None:
+            return told
+        return replace(told, extra={**state.extra, "plateau": self._plateau(state, told.populations[0])})
+
+    def _plateau(self, state: State, population: list[Member]) -> dict:
+        """The population's best since the last restart, and the generations it has stood."""
+        objectives, plateau = self.context.objectives, state.extra.get("plateau")
+        best = objectives.best_of(population)
+        if plateau is None or restarting(state, self.settings.restart_after) \
+                or objectives.better(best, plateau["best"]):
+            return {"best": best, "stagnant": 0}
+        return {"best": plateau["best"], "stagnant": plateau["stagnant"] + 1}
+
+    def _told(self, state: State, scored: list[Member]) -> State:
         generation = state.generation + 1
         if state.generation < 0:
             population, next_id = scored, max(m.id for m in scored) + 1

@@ -1,5 +1,5 @@
 """Restarts on stagnation (`population.restart_after`, `restart_keep`): a generation re-seeds
-exactly when the logged best has not improved for a multiple of N generations, keeps the best
+exactly when the logged best has not improved for N generations since the last restart, keeps the best
 `restart_keep` and nothing else of the old population, and a run killed mid-run resumes to the
 log of the uninterrupted one. Unused, the keys leave old specs' run ids as they were."""
 
@@ -28,14 +28,18 @@ def run(out: Path, generations: int, after: int, keep: int, **more) -> pipeline.
 
 
 def expected_restarts(best: list[float], after: int) -> set[int]:
-    """The oracle: generation g + 1 restarts iff the best (lower cost is better) has not
-    strictly improved over the generations since its last improvement, a positive multiple
-    of `after` of them, as of generation g."""
+    """The oracle, from the logged best of each generation's population (lower cost is
+    better): generation g restarts iff that best has not strictly improved for `after`
+    generations as of g - 1, counted afresh from each restart."""
     restarts, record, stagnant = set(), best[0], 0
     for g in range(1, len(best)):
-        if stagnant > 0 and stagnant % after == 0:
+        if stagnant >= after:
             restarts.add(g)
-        record, stagnant = (best[g], 0) if best[g] < record else (record, stagnant + 1)
+            record, stagnant = best[g], 0
+        elif best[g] < record:
+            record, stagnant = best[g], 0
+        else:
+            stagnant += 1
     return restarts
 
 
