@@ -22,8 +22,8 @@ SPEC = ROOT / "runs/setcover-1000.toml"  # greedy starts, small population: plat
 SMALL = {"population__size": 12, "population__offspring": 12, "population__tournament": 2}
 
 
-def run(out: Path, generations: int, after: int, keep: int, **more) -> pipeline.Run:
-    return pipeline.run(SPEC, workers=0, out=str(out), force=True, generations=generations,
+def run(out: Path, generations: int, after: int, keep: int, workers: int = 0, **more) -> pipeline.Run:
+    return pipeline.run(SPEC, workers=workers, out=str(out), force=True, generations=generations,
                         population__restart_after=after, population__restart_keep=keep, **SMALL, **more)
 
 
@@ -87,8 +87,9 @@ def test_a_run_killed_mid_run_resumes_to_the_uninterrupted_log(tmp_path, kill_at
 
 
 def test_the_log_is_the_same_on_ray_workers(tmp_path, ray_session):
-    assert run_digests(run(tmp_path / "ray", 10, 2, 1, workers=2).path) == \
-        run_digests(run(tmp_path / "local", 10, 2, 1).path)
+    local = run(tmp_path / "local", 10, 2, 1)
+    assert "restart" in set(local.individuals(columns=["origin"]).origin)
+    assert run_digests(run(tmp_path / "ray", 10, 2, 1, workers=2).path) == run_digests(local.path)
 
 
 def test_unused_keys_keep_the_run_id_and_used_ones_change_it():
