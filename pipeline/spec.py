@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_errors import SpecError, explain
-from .spec_islands import Islands, check_islands
+from .spec_islands import ISLAND_ALGORITHMS, Islands, check_islands
+from .spec_nim import Nim, nim_fingerprint_content
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
@@ -41,6 +42,10 @@ class Population(_Strict):
     tournament: int = Field(3, ge=1, le=100)
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
     options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
+    # generational algorithms: after this many generations without improvement of the best
+    # (and every as many after), keep the best restart_keep and re-seed the rest at random
+    restart_after: int | None = Field(None, ge=1, le=1_000_000)
+    restart_keep: int = Field(1, ge=0, le=100_000)
 
     @field_validator("algorithm")
     @classmethod
@@ -51,6 +56,14 @@ class Population(_Strict):
     def _comma_needs_enough_offspring(self) -> "Population":
         if self.algorithm == "mu,lambda" and self.offspring < self.size:
             raise ValueError("mu,lambda needs offspring >= size")
+        if self.restart_after is None:
+            if self.restart_keep != 1:
+                raise ValueError("restart_keep: applies only with restart_after")
+        elif self.algorithm not in ISLAND_ALGORITHMS:  # the generational ones
+            raise ValueError(f"restart_after: restarts are for the generational algorithms "
+                             f"({', '.join(ISLAND_ALGORITHMS)}), not {self.algorithm!r}")
+        elif self.restart_keep >= self.size:
+            raise ValueError(f"restart_keep: must be < size = {self.size} (got {self.restart_keep})")
         return self
 
 
@@ -127,36 +140,6 @@ class Operators(_Strict):
         if self.crossover_rate + self.mutation_rate > 1.0 + 1e-12:
             raise ValueError("crossover_rate + mutation_rate must be <= 1")
         return self
-
-
-class Nim(_Strict):
-    rows: list[int] | None = None
-    standard: int | None = Field(None, ge=1, le=64)
-    k: int | None = Field(None, ge=1)
-    misere: bool = False
-    # expression genomes: extra boards (same k and rule) every genome is also scored on, exactly
-    boards: list[list[int]] | None = None
-    # games per opponent, or "exact" (win probability computed, not sampled)
-    opponents: dict[str, int | Literal["exact"]] = Field(
-        default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
-
-    @field_validator("opponents")
-    @classmethod
-    def _games_positive(cls, value: dict[str, int | str]) -> dict[str, int | str]:
-        if not value:
-            raise ValueError("at least one opponent is needed")
-        for name, games in value.items():
-            if games != "exact" and games < 1:
-                raise ValueError(f"games against {name!r} must be >= 1 or \"exact\" (got {games})")
-        return value
-
-    def sampled(self) -> bool:
-        return any(games != "exact" for games in self.opponents.values())
-
-    def board(self) -> tuple[int, ...]:
-        if self.rows is not None:
-            return tuple(self.rows)
-        return tuple(2 * i + 1 for i in range(self.standard or 5))
 
 
 class Sampling(_Strict):
@@ -290,8 +273,7 @@ class RunSpec(_Strict):
                 "genome": genome,
                 "opponents": dict(self.nim.opponents),
             }
-            if self.nim.boards is not None:
-                task["boards"] = [list(b) for b in self.nim.boards]
+            task.update(self.nim.training_boards())
             return task
         assert self.setcover is not None
         if self.setcover.instance:
@@ -307,13 +289,15 @@ class RunSpec(_Strict):
             del content["problem_options"]
         if not content["genome"]["options"]:
             del content["genome"]["options"]
-        if content["nim"] is not None and content["nim"]["boards"] is None:
-            del content["nim"]["boards"]
+        if content["nim"] is not None:
+            nim_fingerprint_content(content["nim"])
         for key, default in (("primitives", "v1"), ("distinct_by", "text")):
             if content["genome"][key] == default:
                 del content["genome"][key]
         if not content["population"]["options"]:
             del content["population"]["options"]
+        if content["population"]["restart_after"] is None:
+            del content["population"]["restart_after"], content["population"]["restart_keep"]
         if content["islands"] is None:
             del content["islands"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]

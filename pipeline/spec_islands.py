@@ -37,6 +37,8 @@ def check_islands(spec: RunSpec) -> None:
     if spec.population.algorithm not in ISLAND_ALGORITHMS:
         raise ValueError(f"islands: the island model runs the generational algorithms "
                          f"({', '.join(ISLAND_ALGORITHMS)}), not population.algorithm = {spec.population.algorithm!r}")
+    if spec.population.restart_after is not None:
+        raise ValueError("population.restart_after: restarts run in one population, not with [islands]")
     if islands.migrants >= spec.population.size:
         raise ValueError(f"islands.migrants: must be < population.size = {spec.population.size}, as each island "
                          f"keeps its best (got {islands.migrants})")

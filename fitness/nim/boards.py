@@ -9,6 +9,12 @@ Each board counts equally, however many positions it has.
 Only the winning positions of a board matter to the optimal-move rate, so
 an extra board keeps just their candidate moves, each marked by whether it
 leaves the opponent lost (the solver's verdict).
+
+A canonical board keeps one position per multiset of row sizes (sorted): an
+expression scores a move the same whatever the order of the rows, so the
+permutations teach it nothing new: the 7-row board 2,4,5,7,9,11,12 has 22,345
+canonical states against 1,123,200 raw positions. A fixed sample of them
+(drawn from the board itself, the same in every run) bounds the cost further.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from .exact import winning_codes
 from .expression import Node
 from .expression.board import BoardMoves
 from .rules import Rules
+from .solver import solve
 from .space import StateSpace
 
 __all__ = ["BOARDS_SOLVED", "TrainingBoards"]
@@ -33,17 +40,11 @@ _REMEMBERED = 1 << 15  # outcomes kept per board (a few generations of a GP run)
 
 
 class _Board:
-    """The candidates of a board's winning positions, and which of them win."""
+    """The candidates of some winning positions, and which of them win."""
 
-    def __init__(self, rules: Rules) -> None:
-        space = StateSpace.of(rules.rows)
-        if space is None:
-            raise ValueError(f"boards: {list(rules.rows)} has too many positions to be scored exactly "
-                             f"(limit 2,097,152)")
-        win = winning_codes(rules)
-        codes = np.flatnonzero(win[1:]) + 1
-        self.moves = BoardMoves(space.all_positions()[codes], rules.k)
-        self.good = ~win[space.encode(self.moves.context.rows)]
+    def __init__(self, moves: BoardMoves, good: np.ndarray) -> None:
+        self.moves = moves
+        self.good = good
         self._seen: OrderedDict[Node, tuple[float, bytes]] = OrderedDict()
 
     def outcome(self, tree: Node) -> tuple[float, bytes]:
@@ -62,18 +63,43 @@ class _Board:
 
 @lru_cache(maxsize=64)
 def _board(rules: Rules) -> _Board:
-    """One per board and rules in a process, shared by every task and genome kind."""
-    return _Board(rules)
+    """Every winning position of the board: one per board and rules in a process, shared by
+    every task and genome kind."""
+    space = StateSpace.of(rules.rows)
+    if space is None:
+        raise ValueError(f"boards: {list(rules.rows)} has too many positions to be scored exactly "
+                         f"(limit 2,097,152)")
+    win = winning_codes(rules)
+    moves = BoardMoves(space.all_positions()[np.flatnonzero(win[1:]) + 1], rules.k)
+    return _Board(moves, ~win[space.encode(moves.context.rows)])
+
+
+@lru_cache(maxsize=64)
+def _canonical_board(rules: Rules, limit: int | None) -> _Board:
+    """The board's winning canonical positions (at most `limit`, drawn once from the board's
+    rows: the same sample in every run and process)."""
+    solved = solve(rules)
+    states, win = solved.states()
+    winning = states[win & (states.sum(axis=1) > 0)].astype(np.int64)
+    if limit is not None and limit < len(winning):
+        rng = np.random.default_rng(np.random.SeedSequence(list(rules.rows)))
+        winning = winning[np.sort(rng.choice(len(winning), limit, replace=False))]
+    moves = BoardMoves(winning, rules.k)
+    return _Board(moves, ~solved.winning(moves.context.rows))
 
 
 class TrainingBoards:
-    """Extra training boards, with the run's k and rule."""
+    """Extra training boards, with the run's k and rule: whole (`extra`) or canonical."""
 
-    def __init__(self, rules: Rules, extra: Sequence[Sequence[int]]) -> None:
-        boards = [Rules(rows=tuple(b), k=rules.k, misere=rules.misere) for b in extra]
-        if len({b.rows for b in boards} | {rules.rows}) != len(boards) + 1:
+    def __init__(self, rules: Rules, extra: Sequence[Sequence[int]], canonical: Sequence[Sequence[int]] = (),
+                 canonical_limit: int | None = None) -> None:
+        whole, sorted_ = ([Rules(rows=tuple(b), k=rules.k, misere=rules.misere) for b in given]
+                          for given in (extra, canonical))
+        if len({b.rows for b in whole} | {rules.rows}) != len(whole) + 1:
             raise ValueError("boards: each training board must be given once, and not the run's own board")
-        self.boards = [_board(b) for b in boards]
+        if len({b.rows for b in sorted_}) != len(sorted_):
+            raise ValueError("canonical_boards: each board must be given once")
+        self.boards = [_board(b) for b in whole] + [_canonical_board(b, canonical_limit) for b in sorted_]
 
     def rates(self, trees: Sequence[Node], main: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per expression: the mean optimal-move rate over the run's board and these, and on

@@ -39,9 +39,10 @@ class NimTask:
     agent can state its move distribution. Sampled opponents add raw counts
     `wins_<opponent>` and `games_<opponent>`; `sampled` maps each of their
     rate columns to its (wins, games) columns, so callers can pool counts.
-    `boards` (expression genomes): extra training boards; `optimal_move_rate`
-    is then the mean over the run's board and these, and `boards_solved`
-    counts those played perfectly.
+    `boards` (expression genomes): extra training boards (`canonical_boards`:
+    scored on their sorted positions only, at most `canonical_positions`
+    each); `optimal_move_rate` is then the mean over the run's board and
+    these, and `boards_solved` counts those played perfectly.
     """
 
     def __init__(self, spec: dict) -> None:
@@ -65,7 +66,8 @@ class NimTask:
         if self._opponent_dists and not self.exact_players:
             raise ValueError(f"opponents: a {self.kind} genome with these settings cannot be scored exactly "
                              f"(one of its agents draws moves only sampling can score); give numbers of games")
-        self.boards = self._training_boards(spec.get("boards"))
+        self.boards = self._training_boards(spec.get("boards") or [], spec.get("canonical_boards") or [],
+                                            spec.get("canonical_positions"))
         rates = tuple(f"win_rate_{column_name(name)}" for name in self.opponents)
         scored = rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())
         scored += (BOARDS_SOLVED,) if self.boards else ()
@@ -78,12 +80,12 @@ class NimTask:
                         for name, games in self.opponents.items() if games != EXACT}
         self._cache = ScoreCache() if self.kind == "expression" and not self.sampled else None
 
-    def _training_boards(self, boards: Any) -> TrainingBoards | None:
-        if not boards:
+    def _training_boards(self, boards: list, canonical: list, limit: int | None) -> TrainingBoards | None:
+        if not boards and not canonical:
             return None
         if self.kind != "expression" or not self.exact_players:
             raise ValueError("boards: extra training boards need expression genomes on a board scored exactly")
-        return TrainingBoards(self.rules, boards)
+        return TrainingBoards(self.rules, boards, canonical, limit)
 
     def _genome_has_distribution(self) -> bool:
         """Whether the genome kind's agents can state their moves' probabilities here."""

@@ -4,6 +4,13 @@ Each generation breeds `offspring` children by DEAP's `varOr` (tournament
 parents; uniform ones for NSGA-II, whose pressure is in survival), scores
 them (and, with sampled fitness, the survivors again), and keeps `size`
 survivors. Every draw comes from the generation's rng, so a run replays.
+
+With `population.restart_after = N`, a generation that follows N generations
+without improvement of the population's best (counted since the last restart)
+re-seeds instead of breeding: the best `restart_keep` stay, fresh random
+genomes take the other places, and the count starts again. The count lives in
+the state's `extra` (`"plateau"`), which every checkpoint holds, so a resumed
+run restarts where an uninterrupted one would.
 """
 
 from __future__ import annotations
@@ -19,16 +26,24 @@ from .algorithms import Context, new_members, register
 from .members import Member
 from .state import State
 
-__all__ = ["Generational", "first_population", "rescored"]
+__all__ = ["Generational", "first_population", "rescored", "restarting"]
 
 
-def first_population(context: Context, rng: np.random.Generator, size: int, first_id: int = 0) -> list[Member]:
+def first_population(context: Context, rng: np.random.Generator, size: int, first_id: int = 0,
+                     born: int = 0, origin: str = "init") -> list[Member]:
     """`size` new genomes (repaired if the spec says so), ids from `first_id`."""
     kind = context.kind
     genomes = kind.init(size, rng)
     if context.spec.operators.repair:
         genomes = [kind.repair(g, rng) for g in genomes]
-    return [Member(first_id + i, 0, g, [], "init", {}) for i, g in enumerate(genomes)]
+    return [Member(first_id + i, born, g, [], origin, {}) for i, g in enumerate(genomes)]
+
+
+def restarting(state: State, restart_after: int | None) -> bool:
+    """Whether the generation after `state` re-seeds: its population's best has not improved
+    for `restart_after` generations since the last restart (None: never)."""
+    plateau = state.extra.get("plateau")
+    return restart_after is not None and plateau is not None and plateau["stagnant"] >= restart_after
 
 
 def rescored(population: list[Member]) -> list[Member]:
@@ -65,14 +80,39 @@ class Generational:
         key = (lambda m: self.context.kind.identity(m.genome)) if self.settings.distinct else None
         return self.survive(previous, offspring, self.settings.size, key)
 
+    def elite(self, population: list[Member]) -> list[Member]:
+        """Who a restart keeps: the best `restart_keep`."""
+        return selection.best_first(population)[: self.settings.restart_keep]
+
     def ask(self, state: State, rng: np.random.Generator) -> list[Member]:
         if state.generation < 0:
             return first_population(self.context, rng, self.settings.size)
         population = state.populations[0]
-        children = self.breed(population, state.generation + 1, state.next_id, self.settings.offspring, rng)
+        generation = state.generation + 1
+        if restarting(state, self.settings.restart_after):
+            kept = self.elite(population)
+            fresh = first_population(self.context, rng, self.settings.size - len(kept), state.next_id,
+                                     born=generation, origin="restart")
+            return fresh + (rescored(kept) if self.context.reevaluate else [])
+        children = self.breed(population, generation, state.next_id, self.settings.offspring, rng)
         return children + (rescored(population) if self.context.reevaluate else [])
 
     def tell(self, state: State, scored: list[Member]) -> State:
+        told = self._told(state, scored)
+        if self.settings.restart_after is None:
+            return told
+        return replace(told, extra={**state.extra, "plateau": self._plateau(state, told.populations[0])})
+
+    def _plateau(self, state: State, population: list[Member]) -> dict:
+        """The population's best since the last restart, and the generations it has stood."""
+        objectives, plateau = self.context.objectives, state.extra.get("plateau")
+        best = objectives.best_of(population)
+        if plateau is None or restarting(state, self.settings.restart_after) \
+                or objectives.better(best, plateau["best"]):
+            return {"best": best, "stagnant": 0}
+        return {"best": plateau["best"], "stagnant": plateau["stagnant"] + 1}
+
+    def _told(self, state: State, scored: list[Member]) -> State:
         generation = state.generation + 1
         if state.generation < 0:
             population, next_id = scored, max(m.id for m in scored) + 1
@@ -80,5 +120,9 @@ class Generational:
             offspring = [m for m in scored if m.born == generation]
             previous = [m for m in scored if m.born < generation] if self.context.reevaluate \
                 else state.populations[0]
-            population, next_id = self.survivors(previous, offspring), state.next_id + len(offspring)
+            if restarting(state, self.settings.restart_after):  # the elite (as scored now) and the fresh
+                population = self.elite(previous) + offspring
+            else:
+                population = self.survivors(previous, offspring)
+            next_id = state.next_id + len(offspring)
         return replace(state, generation=generation, populations=[population], next_id=next_id)

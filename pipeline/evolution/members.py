@@ -74,6 +74,13 @@ class Objectives:
     def better(self, a: float, b: float) -> bool:
         return a > b if self.maximise_primary else a < b
 
+    def best_of(self, population: list[Member]) -> float:
+        """The population's best value of the primary objective (what stagnation follows)."""
+        if self.mode == "pareto":  # no single best: follow the primary objective
+            values = [self.primary_value(m) for m in population]
+            return max(values) if self.maximise_primary else min(values)
+        return self.primary_value(max(population, key=lambda m: m.fitness))
+
 
 def scalar(value: Any) -> Any:
     if isinstance(value, np.generic):

@@ -30,19 +30,13 @@ class Tracker:
         alive = {m.id for m in state.population}
         for m in scored:
             m.selected = m.id in alive
-        best = self._best_of(state.population)
+        best = self.objectives.best_of(state.population)
         if state.best_so_far is None or self.objectives.better(best, state.best_so_far):
             best_so_far, stagnant = best, 0
         else:
             best_so_far, stagnant = state.best_so_far, state.stagnant + 1
         return replace(state, hall_of_fame=self._hall_of_fame(state.hall_of_fame, scored),
                        best_so_far=best_so_far, stagnant=stagnant, evaluations=state.evaluations + len(scored))
-
-    def _best_of(self, population: list[Member]) -> float:
-        if self.objectives.mode == "pareto":  # no single best: follow the primary objective
-            values = [self.objectives.primary_value(m) for m in population]
-            return max(values) if self.objectives.maximise_primary else min(values)
-        return self.objectives.primary_value(max(population, key=lambda m: m.fitness))
 
     def _hall_of_fame(self, hall: list[Member], candidates: list[Member]) -> list[Member]:
         pool = list({m.id: m for m in hall + candidates}.values())

@@ -16,8 +16,13 @@ CASES: dict[str, tuple[str, dict]] = {
     # the GP specs as shipped before issue 20 (runs/nim-gp.toml now uses the keys it added)
     "nim-gp": ("tests/golden/specs/nim-gp-v1.toml", {"generations": 3}),
     "nim-gp-misere-k3": ("tests/golden/specs/nim-gp-misere-k3-v1.toml", {"generations": 2}),
-    # runs/nim-gp.toml as issue 20 ships it (v2 primitives, four training boards, distinct by moves)
-    "nim-gp-v2-misere-k4": ("runs/nim-gp.toml", {"generations": 3, "nim__k": 4, "nim__misere": True}),
+    # runs/nim-gp.toml as issue 20 first shipped it (v2 primitives, four training boards, distinct by moves)
+    "nim-gp-v2-misere-k4": ("tests/golden/specs/nim-gp-v2.toml", {"generations": 3, "nim__k": 4,
+                                                                   "nim__misere": True}),
+    # runs/nim-gp.toml with issue 20's second step (a canonical 7-row board, restarts); restarts after
+    # 1 stagnant generation instead of 15, so that the pinned log holds one
+    "nim-gp-v3-misere-k4": ("runs/nim-gp.toml", {"generations": 4, "nim__k": 4, "nim__misere": True,
+                                                 "population__restart_after": 1}),
     "setcover-1000": ("runs/setcover-1000.toml", {"generations": 4}),
     "setcover-scp": ("runs/setcover-scp.toml", {"generations": 4}),
     "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),

@@ -88,5 +88,17 @@ def test_the_shipped_gp_spec_plays_every_variant_by_changing_only_nim(k, misere)
     other = NORMAL_RULE if misere else MISERE_RULE
     assert {n for n in primitive_set(spec.genome.primitives).mapping} >= {"let", "vmod", "k1", "lt", "max_all"}
     scores = task.evaluate([from_record(rule), from_record(other)], [0, 0])
-    assert scores["optimal_move_rate"][0] == 1.0 and scores["boards_solved"][0] == 1 + len(spec.nim.boards)
+    boards = 1 + len(spec.nim.boards) + len(spec.nim.canonical_boards or [])
+    assert scores["optimal_move_rate"][0] == 1.0 and scores["boards_solved"][0] == boards
     assert scores["optimal_move_rate"][1] < 1.0
+
+
+def test_canonical_boards_unused_keep_the_run_id_and_used_reach_the_task(tmp_path):
+    plain = spec(tmp_path)
+    used = spec(tmp_path, nim="canonical_boards = [[2, 4, 7]]\ncanonical_positions = 50")
+    assert "canonical_boards" not in plain.task_spec()
+    assert used.fingerprint() != plain.fingerprint()
+    assert used.task_spec()["canonical_boards"] == [[2, 4, 7]] and used.task_spec()["canonical_positions"] == 50
+    assert spec(tmp_path, 'distinct_by = "moves"', "canonical_boards = [[2, 4, 7]]").genome.distinct_by == "moves"
+    with pytest.raises(SpecError, match="canonical_positions: applies only with canonical_boards"):
+        spec(tmp_path, nim="canonical_positions = 50")
