@@ -127,18 +127,33 @@ def test_an_actor_whose_worker_dies_at_start_up_says_what_the_worker_logged(open
 
 
 def test_an_actor_killed_for_memory_at_start_up_says_out_of_memory(token_env, tmp_path):
-    """Ray's memory monitor, told that 1% of the machine's memory is too much, kills every worker."""
+    """Ray's memory monitor, told that 1% of the machine's memory is too much, kills every worker.
+
+    The monitor polls: a one-generation run can finish between two polls (exit 0), and on a
+    loaded machine the starved head can go down before the driver joins (exit 2, "cannot
+    reach"). Neither is the behaviour under test, so a fresh head gets another try; any
+    other outcome fails at once."""
+    outcomes = []
+    for attempt in range(3):
+        done = _run_on_a_starved_head(token_env, tmp_path / f"run{attempt}")
+        outcomes.append(f"exit {done.returncode}: {done.stderr.strip()[-400:]}")
+        if done.returncode == 1:
+            line = _one_line(done.stderr)
+            assert re.search(r"actor-\d+ could not start \(3 attempts\): out of memory: .*Memory on the node "
+                             r"\(IP: 127\.0\.0\.1", line), line
+            return
+        assert done.returncode == 0 or "cannot reach the Ray cluster" in done.stderr, done.stderr
+    pytest.fail("the memory monitor never killed the actor:\n" + "\n".join(outcomes))
+
+
+def _run_on_a_starved_head(token_env: dict[str, str], out: Path) -> subprocess.CompletedProcess:
     head = start_head({**token_env, "RAY_AUTH_MODE": "disabled", "RAY_memory_usage_threshold": "0.01",
                        "RAY_memory_monitor_refresh_ms": "100"}, token_env)
     try:
-        done = _evo(["run", "examples/knapsack/knapsack.toml", "--generations", "1", "--out", str(tmp_path / "run"),
+        return _evo(["run", "examples/knapsack/knapsack.toml", "--generations", "1", "--out", str(out),
                      "--address", head.address, "--workers", "1"], head.env)
     finally:
         stop_head(head)
-    assert done.returncode == 1
-    line = _one_line(done.stderr)
-    assert re.search(r"actor-\d+ could not start \(3 attempts\): out of memory: .*Memory on the node "
-                     r"\(IP: 127\.0\.0\.1", line), line
 
 
 @pytest.mark.slow
