@@ -203,3 +203,17 @@ def test_a_match_on_seven_rows_asks_the_expression_only_about_positions_it_reach
     result = play(Counting("rule", rules, NORMAL), agent("expert", rules), rules, games=2000, seed=1)
     assert result.wins_a + result.wins_b == 2000
     assert 0 < sum(asked) < 1000
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(-20, 5000), min_size=1, max_size=30), divisor=st.integers(-3, 9),
+       varied=st.booleans())
+def test_mod_by_table_or_division_is_python_mod_with_mod_zero_zero(values, divisor, varied):
+    from fitness.nim.expression.language import _safe_mod
+
+    a = np.asarray(values, dtype=np.int64).reshape(-1, 1).repeat(2, axis=1)  # (rows, m), as `vmod` sees it
+    b = np.asarray([[divisor, divisor + 1 if varied else divisor]], dtype=np.int64)
+    got = _safe_mod(a, b)
+    assert got.shape == a.shape
+    for (x, y), value in zip(np.broadcast(a, b), got.ravel()):
+        assert value == (x % y if y else 0)

@@ -40,10 +40,20 @@ V, S = "V", "S"
 UNBOUNDED_K = 1 << 20  # the terminal `k` without a bound: larger than any row, so `mod(x, k + 1)` is `x`
 
 
+_MOD_TABLE = 1 << 12  # largest value reduced by table lookup (cheaper than dividing)
+
+
 def _safe_mod(a, b):
+    """x mod y as Python defines it, with x mod 0 = 0. Rows mod one positive constant, the
+    usual case, is a table lookup: an integer division costs four times as much."""
     a, b = np.asarray(a), np.asarray(b)
-    if (a >= 0).all() and (a < b).all():  # the usual case, rows mod k + 1: a itself, without dividing
-        return np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if a.size and b.size and a.min() >= 0:
+        divisor, high = b.min(), a.max()
+        if divisor > 0 and (high < divisor or (divisor == b.max() and high < _MOD_TABLE)):
+            if high >= divisor:
+                a = np.take(np.arange(high + 1, dtype=np.int64) % divisor, a)
+            return np.broadcast_to(a, shape)
     with np.errstate(divide="ignore", invalid="ignore"):  # numpy's integer x mod 0 is 0, as we define it
         return np.mod(a, b)
 
