@@ -24,6 +24,9 @@ class Nim(BaseModel):
     # canonical_positions winning ones per board (a fixed sample; None: all)
     canonical_boards: list[list[int]] | None = None
     canonical_positions: int | None = Field(None, ge=1, le=10_000_000)
+    # an expression perfect on every training board, samples included, is scored on all the
+    # winning canonical positions of the sampled boards instead (a sample can be overfit)
+    canonical_confirm: bool | None = None
     # games per opponent, or "exact" (win probability computed, not sampled)
     opponents: dict[str, int | Literal["exact"]] = Field(
         default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
@@ -42,6 +45,8 @@ class Nim(BaseModel):
     def _positions_need_boards(self) -> "Nim":
         if self.canonical_positions is not None and self.canonical_boards is None:
             raise ValueError("canonical_positions: applies only with canonical_boards")
+        if self.canonical_confirm is not None and self.canonical_positions is None:
+            raise ValueError("canonical_confirm: applies only with canonical_positions (a sample to confirm)")
         return self
 
     def training_boards(self) -> dict[str, Any]:
@@ -52,6 +57,8 @@ class Nim(BaseModel):
         if self.canonical_boards is not None:
             task["canonical_boards"] = [list(b) for b in self.canonical_boards]
             task["canonical_positions"] = self.canonical_positions
+            if self.canonical_confirm is not None:
+                task["canonical_confirm"] = self.canonical_confirm
         return task
 
     def sampled(self) -> bool:
@@ -65,6 +72,6 @@ class Nim(BaseModel):
 
 def nim_fingerprint_content(content: dict[str, Any]) -> None:
     """Drop the keys added after runs were made while unused (those runs keep their ids)."""
-    for key in ("boards", "canonical_boards", "canonical_positions"):
+    for key in ("boards", "canonical_boards", "canonical_positions", "canonical_confirm"):
         if content[key] is None:
             del content[key]

@@ -15,6 +15,10 @@ expression scores a move the same whatever the order of the rows, so the
 permutations teach it nothing new: the 7-row board 2,4,5,7,9,11,12 has 22,345
 canonical states against 1,123,200 raw positions. A fixed sample of them
 (drawn from the board itself, the same in every run) bounds the cost further.
+A sample can be overfit, so with `confirm` an expression perfect on every
+training board, samples included, is scored on all the winning canonical
+positions instead: rare, so nearly free, and a sample-perfect expression that
+errs elsewhere is no longer perfect.
 """
 
 from __future__ import annotations
@@ -92,7 +96,7 @@ class TrainingBoards:
     """Extra training boards, with the run's k and rule: whole (`extra`) or canonical."""
 
     def __init__(self, rules: Rules, extra: Sequence[Sequence[int]], canonical: Sequence[Sequence[int]] = (),
-                 canonical_limit: int | None = None) -> None:
+                 canonical_limit: int | None = None, confirm: bool = False) -> None:
         whole, sorted_ = ([Rules(rows=tuple(b), k=rules.k, misere=rules.misere) for b in given]
                           for given in (extra, canonical))
         if len({b.rows for b in whole} | {rules.rows}) != len(whole) + 1:
@@ -100,12 +104,17 @@ class TrainingBoards:
         if len({b.rows for b in sorted_}) != len(sorted_):
             raise ValueError("canonical_boards: each board must be given once")
         self.boards = [_board(b) for b in whole] + [_canonical_board(b, canonical_limit) for b in sorted_]
+        # (index in self.boards, rules) of each sampled board whose perfect scores are confirmed on all
+        self._confirmed = [(len(whole) + i, b) for i, b in enumerate(sorted_)] if confirm else []
 
     def rates(self, trees: Sequence[Node], main: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per expression: the mean optimal-move rate over the run's board and these, and on
         how many of them it is perfect. `main` holds the rates on the run's board."""
         per_board = np.stack([np.asarray(main, dtype=np.float64)]
                              + [np.asarray([b.outcome(t)[0] for t in trees]) for b in self.boards])
+        for j in np.flatnonzero((per_board == 1.0).all(axis=0)) if self._confirmed else ():
+            for i, rules in self._confirmed:
+                per_board[i + 1, j] = _canonical_board(rules, None).outcome(trees[j])[0]
         return per_board.mean(axis=0), (per_board == 1.0).sum(axis=0).astype(np.int64)
 
     def signature(self, tree: Node) -> bytes:

@@ -41,7 +41,8 @@ class NimTask:
     rate columns to its (wins, games) columns, so callers can pool counts.
     `boards` (expression genomes): extra training boards (`canonical_boards`:
     scored on their sorted positions only, at most `canonical_positions`
-    each); `optimal_move_rate` is then the mean over the run's board and
+    each; `canonical_confirm`: on all of them for an expression perfect on every
+    sample); `optimal_move_rate` is then the mean over the run's board and
     these, and `boards_solved` counts those played perfectly.
     """
 
@@ -67,7 +68,7 @@ class NimTask:
             raise ValueError(f"opponents: a {self.kind} genome with these settings cannot be scored exactly "
                              f"(one of its agents draws moves only sampling can score); give numbers of games")
         self.boards = self._training_boards(spec.get("boards") or [], spec.get("canonical_boards") or [],
-                                            spec.get("canonical_positions"))
+                                            spec.get("canonical_positions"), bool(spec.get("canonical_confirm")))
         rates = tuple(f"win_rate_{column_name(name)}" for name in self.opponents)
         scored = rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())
         scored += (BOARDS_SOLVED,) if self.boards else ()
@@ -80,12 +81,13 @@ class NimTask:
                         for name, games in self.opponents.items() if games != EXACT}
         self._cache = ScoreCache() if self.kind == "expression" and not self.sampled else None
 
-    def _training_boards(self, boards: list, canonical: list, limit: int | None) -> TrainingBoards | None:
+    def _training_boards(self, boards: list, canonical: list, limit: int | None,
+                         confirm: bool) -> TrainingBoards | None:
         if not boards and not canonical:
             return None
         if self.kind != "expression" or not self.exact_players:
             raise ValueError("boards: extra training boards need expression genomes on a board scored exactly")
-        return TrainingBoards(self.rules, boards, canonical, limit)
+        return TrainingBoards(self.rules, boards, canonical, limit, confirm)
 
     def _genome_has_distribution(self) -> bool:
         """Whether the genome kind's agents can state their moves' probabilities here."""

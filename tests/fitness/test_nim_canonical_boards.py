@@ -69,3 +69,37 @@ def test_the_task_counts_a_canonical_board_like_any_other():
 def test_a_canonical_board_given_twice_is_refused():
     with pytest.raises(ValueError, match="canonical_boards: each board must be given once"):
         TrainingBoards(Rules(rows=(1, 3, 5)), [], [(2, 4), (2, 4)])
+
+
+OVERFIT = "mul(if_(xor_all(vmod(rows, k1)), count(veq(rows, k1)), k1), 3)"  # normal k = 4, seed 5 of issue 20
+NORMAL_RULE = "eq(xor_all(vmod(rows, add(k, 1))), 0)"
+
+
+def test_confirming_scores_an_expression_perfect_on_the_sample_on_every_canonical_position():
+    """The 4,000-position sample of the shipped spec holds no position where five rows equal 5
+    after a move, where OVERFIT errs; confirmed, it is no longer perfect; the rule still is."""
+    spec = {"rows": [1, 3, 5, 7, 9], "k": 4, "genome": {"kind": "expression"}, "opponents": {"random": "exact"},
+            "boards": [[2, 5, 13], [1, 2, 3, 4, 5, 6], [3, 8, 11, 6]],
+            "canonical_boards": [[2, 4, 5, 7, 9, 11, 12]], "canonical_positions": 4000}
+    plain = NimTask(spec).evaluate([OVERFIT, NORMAL_RULE], [0, 0])
+    confirmed = NimTask({**spec, "canonical_confirm": True}).evaluate([OVERFIT, NORMAL_RULE], [0, 0])
+    assert list(plain["boards_solved"]) == [5, 5] and list(plain["optimal_move_rate"]) == [1.0, 1.0]
+    assert list(confirmed["boards_solved"]) == [4, 5]
+    assert 0.999 < confirmed["optimal_move_rate"][0] < 1.0 == confirmed["optimal_move_rate"][1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(expression=st.sampled_from(EXPRESSIONS + [OVERFIT]), k=st.sampled_from([None, 2, 3, 4]),
+       misere=st.booleans(), sample=st.integers(1, 40))
+def test_confirming_changes_only_the_scores_of_expressions_perfect_on_every_board(expression, k, misere, sample):
+    spec = {"rows": [1, 3, 5], "k": k, "misere": misere, "genome": {"kind": "expression"},
+            "opponents": {"random": "exact"}, "canonical_boards": [[2, 3, 5, 6]], "canonical_positions": sample}
+    plain = NimTask(spec).evaluate([expression], [0])
+    confirmed = NimTask({**spec, "canonical_confirm": True}).evaluate([expression], [0])
+    whole = _canonical_board(Rules(rows=(2, 3, 5, 6), k=k, misere=misere), None).outcome(parse(expression))[0]
+    if plain["boards_solved"][0] < 2:
+        assert confirmed["optimal_move_rate"][0] == plain["optimal_move_rate"][0]
+        assert confirmed["boards_solved"][0] == plain["boards_solved"][0]
+    else:
+        assert confirmed["optimal_move_rate"][0] == pytest.approx((1.0 + whole) / 2)
+        assert confirmed["boards_solved"][0] == 1 + int(whole == 1.0)

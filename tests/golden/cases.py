@@ -21,8 +21,11 @@ CASES: dict[str, tuple[str, dict]] = {
                                                                    "nim__misere": True}),
     # runs/nim-gp.toml with issue 20's second step (a canonical 7-row board, restarts); restarts after
     # 1 stagnant generation instead of 15, so that the pinned log holds one
-    "nim-gp-v3-misere-k4": ("runs/nim-gp.toml", {"generations": 4, "nim__k": 4, "nim__misere": True,
+    "nim-gp-v3-misere-k4": ("tests/golden/specs/nim-gp-v3.toml", {"generations": 4, "nim__k": 4, "nim__misere": True,
                                                  "population__restart_after": 1}),
+    # runs/nim-gp.toml with issue 20's third step (confirmed on every canonical position, restarts after
+    # 10): normal k = 4 seed 5 meets an expression perfect on the sample but not on the whole board
+    "nim-gp-v4-normal-k4": ("runs/nim-gp.toml", {"generations": 4, "nim__k": 4, "seed": 5}),
     "setcover-1000": ("runs/setcover-1000.toml", {"generations": 4}),
     "setcover-scp": ("runs/setcover-scp.toml", {"generations": 4}),
     "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),

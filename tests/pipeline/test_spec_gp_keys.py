@@ -102,3 +102,13 @@ def test_canonical_boards_unused_keep_the_run_id_and_used_reach_the_task(tmp_pat
     assert spec(tmp_path, 'distinct_by = "moves"', "canonical_boards = [[2, 4, 7]]").genome.distinct_by == "moves"
     with pytest.raises(SpecError, match="canonical_positions: applies only with canonical_boards"):
         spec(tmp_path, nim="canonical_positions = 50")
+
+
+def test_canonical_confirm_reaches_the_task_and_needs_a_sample(tmp_path):
+    sampled = "canonical_boards = [[2, 4, 7]]\ncanonical_positions = 50"
+    used = spec(tmp_path, nim=sampled + "\ncanonical_confirm = true")
+    assert used.task_spec()["canonical_confirm"] is True
+    assert used.fingerprint() != spec(tmp_path, nim=sampled).fingerprint()
+    assert "canonical_confirm" not in spec(tmp_path, nim=sampled).task_spec()
+    with pytest.raises(SpecError, match=r"canonical_confirm: applies only with canonical_positions"):
+        spec(tmp_path, nim="canonical_boards = [[2, 4, 7]]\ncanonical_confirm = true")
