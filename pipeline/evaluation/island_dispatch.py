@@ -30,13 +30,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import numpy as np
 import ray
 from ray.exceptions import RayError, RayTaskError
 
 from .core import MAX_AUTO_CHUNK, Evaluated, EvaluationError, Evaluator, check_batch, chunk_bounds, merge_chunks, \
     one_line
 from .ray_pool import Slot
+from .timing import SecondsPerMember
 from .transport import pack
 
 __all__ = ["DispatchedEvaluator", "Dispatcher", "LANES"]
@@ -167,12 +167,12 @@ class DispatchedEvaluator(Evaluator):
     """An island runner's evaluator: its batches go to the shared `Dispatcher` in chunks."""
 
     def __init__(self, dispatcher: Any, workers: int, islands: int, chunk_size: int | None = None,
-                 seconds_per_member: float | None = None) -> None:
+                 per_member: SecondsPerMember | None = None) -> None:
         self.dispatcher = dispatcher
         self.workers = workers
         self.islands = islands
         self.chunk_size = chunk_size
-        self.seconds_per_member = seconds_per_member  # learnt from the batches back (the runner keeps it)
+        self.per_member = per_member or SecondsPerMember()  # learnt from the batches back (the runner keeps it)
         self._tickets = itertools.count()
         self._running: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
 
@@ -192,7 +192,8 @@ class DispatchedEvaluator(Evaluator):
             return self.chunk_size
         coarse = math.ceil(n * self.islands / (LANES * max(self.workers, 1)))
         fine = math.ceil(coarse / 2)
-        if self.seconds_per_member is not None and fine * self.seconds_per_member >= FINE_CHUNK_SECONDS:
+        seconds = self.per_member.value
+        if seconds is not None and fine * seconds >= FINE_CHUNK_SECONDS:
             return max(1, min(MAX_AUTO_CHUNK, fine))
         return max(1, min(MAX_AUTO_CHUNK, coarse))
 
@@ -214,8 +215,8 @@ class DispatchedEvaluator(Evaluator):
             except RayTaskError as error:  # the dispatcher's own EvaluationError, unwrapped
                 raise error.cause from None
             done[ticket] = merge_chunks(results, bounds, failures)
-            if len(done[ticket].eval_seconds):
-                self.seconds_per_member = float(np.mean(done[ticket].eval_seconds))
+            if len(done[ticket].eval_seconds):  # the runner's first batch (the actors' warm-up) left out
+                self.per_member.learn(done[ticket].eval_seconds)
         return done
 
     def close(self) -> None:

@@ -34,6 +34,7 @@ from ..evolution.scoring import Scorer
 from .core import EvaluationError, one_line
 from .island_dispatch import DispatchedEvaluator, Dispatcher
 from .ray_pool import RayEvaluator
+from .timing import SecondsPerMember
 
 __all__ = ["IslandRunner", "RayIslands"]
 
@@ -59,7 +60,7 @@ class IslandRunner:
             self.parts = build_parts(run_spec)
             self.plan = Plan.of(run_spec)
             self.chunk_size = run_spec.execution.chunk_size
-            self.seconds_per_member: float | None = None  # evaluation time, carried from epoch to epoch
+            self.per_member = SecondsPerMember()  # evaluation time, carried from epoch to epoch
             self.dispatcher = dispatcher
         except Exception as exc:  # raised again by every epoch: the driver sees this cause
             self.broken = exc
@@ -78,10 +79,9 @@ class IslandRunner:
             leaving = {island: own, **dict(zip(self.plan.sources(first - 1, island), sources))}
             population = migrated(self.plan, first - 1, island, leaving)[0]
         evaluator = DispatchedEvaluator(self.dispatcher, workers, self.plan.count, self.chunk_size,
-                                        self.seconds_per_member)
+                                        self.per_member)
         scorer = Scorer(evaluator, self.parts.noise, self.parts.objectives)
         done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
-        self.seconds_per_member = evaluator.seconds_per_member  # the next epoch's chunks start from it
         for generation in done:
             generation.scored = _bare(generation.scored)
         return done, _bare(population)

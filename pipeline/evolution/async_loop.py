@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..evaluation.timing import SecondsPerMember
 from .loop import Hook, Loop, Recording
 from .members import Member
 from .scoring import Scorer
@@ -34,7 +35,6 @@ BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
 IN_FLIGHT_PER_WORKER = 2
-SIZE_MEMORY = 0.98  # per batch back: the batch size follows about the last 50 batches
 _BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
 
 
@@ -51,8 +51,7 @@ class AsyncLoop(Loop):
         self.in_flight = max(1, IN_FLIGHT_PER_WORKER * workers)
         self.max_batch = 1 if workers == 0 else max(1, self.settings.offspring // workers)
         self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)
-        self._seconds = self._members = 0.0  # evaluation seconds and members seen, decaying
-        self._warm: set[str | None] = set()  # workers whose first batch is back
+        self._per_member = SecondsPerMember()
 
     def run(self, state: State) -> tuple[State, str]:
         pending: dict[int, list[Member]] = {}
@@ -67,7 +66,7 @@ class AsyncLoop(Loop):
                 members = pending.pop(ticket)
                 self.scorer.apply(members, done[ticket])
                 self._failures += int(done[ticket].failures)
-                self._learn(members)
+                self._per_member.learn([m.eval_seconds for m in members], members[0].worker if members else None)
                 state, generation, reason = self._arrive(state, generation, members)
                 if reason is not None:
                     return state, reason
@@ -107,20 +106,8 @@ class AsyncLoop(Loop):
                 return state, generation, reason
         return state, generation, None
 
-    def _learn(self, members: list[Member]) -> None:
-        """Seconds per member as a decaying ratio of sums, leaving out each worker's first batch.
-        A worker's first call pays its warm-up (at W = 64: 114 ms per genome that slept 18 ms), and
-        a mean of batch means lets one slow genome in a batch of one shrink the next batches: with
-        lognormal jitter (sigma = 1) a fifth of the batches held 1-3 genomes, here about 2%."""
-        worker = members[0].worker if members else None
-        if worker not in self._warm:
-            self._warm.add(worker)
-            return
-        self._seconds = SIZE_MEMORY * self._seconds + float(sum(m.eval_seconds for m in members))
-        self._members = SIZE_MEMORY * self._members + len(members)
-
     def _batch_size(self) -> int:
-        if self.max_batch == 1 or not self._seconds:
+        per_member = self._per_member.value
+        if self.max_batch == 1 or per_member is None:
             return 1
-        per_member = self._seconds / self._members
         return max(1, min(self.max_batch, math.ceil(self.batch_seconds / per_member)))

@@ -285,12 +285,13 @@ def test_a_runner_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, r
 def test_island_chunks_halve_only_when_a_half_chunk_still_takes_a_tenth_of_a_second(workers, islands, n, seconds):
     from pipeline.evaluation.core import MAX_AUTO_CHUNK
     from pipeline.evaluation.island_dispatch import FINE_CHUNK_SECONDS, LANES, DispatchedEvaluator
+    from pipeline.evaluation.timing import SecondsPerMember
 
     default = -(-n * islands // (LANES * workers))  # every island's batch in flight fills LANES lanes per actor
     half = -(-default // 2)
-    size = DispatchedEvaluator(None, workers, islands, seconds_per_member=seconds).size(n)
+    size = DispatchedEvaluator(None, workers, islands, per_member=SecondsPerMember(seconds)).size(n)
     if seconds is not None and half * seconds >= FINE_CHUNK_SECONDS:
         assert size == min(MAX_AUTO_CHUNK, half)
     else:  # no time known yet, or half a chunk would be too short: the size it always had
         assert size == max(1, min(MAX_AUTO_CHUNK, default))
-    assert DispatchedEvaluator(None, workers, islands, chunk_size=7, seconds_per_member=seconds).size(n) == 7
+    assert DispatchedEvaluator(None, workers, islands, chunk_size=7, per_member=SecondsPerMember(seconds)).size(n) == 7

@@ -135,6 +135,11 @@ def _sizing_loop(workers: int, offspring: int):
     return AsyncLoop(algorithm, scorer, tracker=None, recorder=None, seed=1)
 
 
+def _learn(loop, members) -> None:
+    """What the loop does with a batch back, as `run` does it."""
+    loop._per_member.learn([m.eval_seconds for m in members], members[0].worker)
+
+
 def _batch(worker: str, seconds: list[float]):
     from types import SimpleNamespace
 
@@ -153,11 +158,29 @@ def test_batch_size_follows_the_evaluation_time_not_warm_up_or_one_outlier(worke
     loop = _sizing_loop(workers, offspring=1024)
     ideal = loop.batch_seconds / per_member
     for w in range(workers):
-        loop._learn(_batch(f"w{w}", [per_member + warm_up]))
+        _learn(loop, _batch(f"w{w}", [per_member + warm_up]))
         assert loop._batch_size() == 1
     for b in range(batches):
-        loop._learn(_batch(f"w{b % workers}", [per_member] * loop._batch_size()))
+        _learn(loop, _batch(f"w{b % workers}", [per_member] * loop._batch_size()))
     steady = loop._batch_size()
     assert steady == loop.max_batch or abs(steady - ideal) <= 1
-    loop._learn(_batch("w0", [outlier * per_member]))
+    _learn(loop, _batch("w0", [outlier * per_member]))
     assert loop._batch_size() >= min(steady, math.ceil(0.6 * ideal))
+
+
+@settings(max_examples=100, deadline=None)
+@given(batches=st.lists(st.tuples(st.sampled_from(["a", "b", None]),
+                                  st.lists(st.floats(0.0, 10.0), min_size=1, max_size=20)), max_size=30))
+def test_seconds_per_member_is_the_decaying_ratio_of_sums_without_each_workers_first_batch(batches):
+    from pipeline.evaluation.timing import MEMORY, SecondsPerMember
+
+    estimate, seen, seconds, members = SecondsPerMember(), set(), 0.0, 0.0
+    for worker, times in batches:
+        estimate.learn(times, worker)
+        if worker in seen:
+            seconds, members = MEMORY * seconds + sum(times), MEMORY * members + len(times)
+        seen.add(worker)
+        if seconds > 0:
+            assert estimate.value == pytest.approx(seconds / members)
+        else:
+            assert estimate.value is None
