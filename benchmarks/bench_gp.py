@@ -4,8 +4,8 @@ play perfectly, on its training boards and on boards it never saw? How long does
 For each variant (normal or misère, k unbounded or 2..5) the one shipped spec,
 `runs/nim-gp.toml`, is run with only its `[nim]` section changed (`k`, `misere`),
 `evo run --workers 0 --seed S` in a fresh process (wall and CPU time end to end,
-Ray not involved). The best expression of best.json is then judged by the exact
-solver on the training boards and on unseen boards with the same k and rule
+Ray not involved; `--workers 2`: the spec's own 2 Ray workers, wall time only).
+The best expression of best.json is then judged by the exact solver on the training boards and on unseen boards with the same k and rule
 (6 and 7 standard rows, 2,2,6,6,13 and 4,10,1,7): the share of winning
 positions where it plays a winning move. Success means 100% on every board.
 
@@ -108,8 +108,9 @@ def _timed(work) -> float:
     return time.perf_counter() - started
 
 
-def bench_variant(spec: Path, variant: str, seeds: list[int]) -> dict:
-    """Every seed of one variant: run, then judged on the training and unseen boards."""
+def bench_variant(spec: Path, variant: str, seeds: list[int], workers: int = 0) -> dict:
+    """Every seed of one variant: run (on `workers` Ray workers; 0: in-process), then judged on
+    the training and unseen boards."""
     rule, k_text = variant.split("-")
     k, misere = (None if k_text == "unbounded" else int(k_text)), rule == "misere"
     nim = tomllib.loads(spec.read_text())["nim"]
@@ -119,11 +120,12 @@ def bench_variant(spec: Path, variant: str, seeds: list[int]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         variant_path = variant_spec(spec, variant, Path(tmp))
         for seed in seeds:
-            with evolved(str(variant_path), seed) as (out, wall, generations, cpu):
+            with evolved(str(variant_path), seed, workers) as (out, wall, generations, cpu):
                 best = json.loads((out / "best.json").read_text())
             expression = best["hall_of_fame"][0]["genome"]
             trained, unseen = judge(expression, training, k, misere), judge(expression, UNSEEN, k, misere)
-            runs.append({"seed": seed, "wall": wall, "cpu": cpu, "generations": generations,
+            runs.append({"seed": seed, **({"workers": workers} if workers else {}), "wall": wall, "cpu": cpu,
+                         "generations": generations,
                          "training": min(trained), "unseen": unseen,
                          "perfect": min(trained) == 1.0 and min(unseen) == 1.0,
                          "expression": best_expression(best)})
@@ -173,6 +175,8 @@ def main() -> None:
     parser.add_argument("--play-only", action="store_true", help="only the games/s figures (no evolution)")
     parser.add_argument("--no-play", action="store_true", help="only the evolution figures")
     parser.add_argument("--summarise", nargs="+", type=Path, help="only the table, from these logs")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="Ray workers per run (embedded Ray; default 0: in-process, the CPU time is then whole)")
     args = parser.parse_args()
     if args.summarise:
         print_summary(from_logs(args.summarise))
@@ -183,7 +187,7 @@ def main() -> None:
         whole_board_reference()
     if args.play_only:
         return
-    print_summary([bench_variant(args.spec, variant, args.seeds) for variant in args.variants])
+    print_summary([bench_variant(args.spec, variant, args.seeds, args.workers) for variant in args.variants])
 
 
 if __name__ == "__main__":
