@@ -217,3 +217,21 @@ def test_mod_by_table_or_division_is_python_mod_with_mod_zero_zero(values, divis
     assert got.shape == a.shape
     for (x, y), value in zip(np.broadcast(a, b), got.ravel()):
         assert value == (x % y if y else 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=trees("S", 4), second=trees("S", 4), case=crowded_positions())
+def test_a_board_scores_each_distinct_move_once_and_plays_what_scoring_every_move_picks(first, second, case):
+    """`BoardMoves` scores (sorted rows after, take, before) once each, subtrees of `rows`
+    alone once per sorted position, and keeps subtree values between expressions."""
+    from fitness.nim.expression.board import BoardMoves
+
+    positions, k = case
+    if not len(positions):
+        return
+    board = BoardMoves(positions, k)
+    for tree in (first, second, first):
+        rows, takes = board.moves(tree)
+        expected_rows, expected_takes = every_move_scored(tree, positions, k)
+        np.testing.assert_array_equal(rows, expected_rows)
+        np.testing.assert_array_equal(takes, expected_takes)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -190,12 +190,20 @@ def to_string(node: Node) -> str:
 
 @dataclass(frozen=True)
 class Context:
-    """The candidate moves being scored: rows after each move (m, rows) and the move."""
+    """The candidate moves being scored: rows after each move (m, rows) and the move.
+
+    `distinct`, when given, holds the distinct rows-after of the candidates as a
+    context of their own, and `inverse` maps each candidate to its row there: a
+    subtree that reads only `rows` (no `take`, no `before`) is computed once per
+    distinct position and spread to the candidates (many moves of a board lead
+    to the same position). The values are the same, element by element."""
 
     rows: np.ndarray
-    take: np.ndarray
-    before: np.ndarray
+    take: np.ndarray | None
+    before: np.ndarray | None
     k: int  # the bound, or UNBOUNDED_K
+    distinct: "Context | None" = None
+    inverse: np.ndarray | None = None
     _values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def terminal(self, name: str) -> np.ndarray:
@@ -207,10 +215,24 @@ class Context:
                 value = np.ascontiguousarray(np.asarray(self.rows, dtype=np.int64).T)
             else:
                 number = {"n": self.rows.shape[1], "k": self.k, "k1": self.k + 1}.get(name)
-                value = np.full(len(self.take), int(name) if number is None else number, dtype=np.int64)
+                value = np.full(len(self.rows), int(name) if number is None else number, dtype=np.int64)
             value.flags.writeable = False
             self._values[name] = value
         return self._values[name]
+
+    def with_distinct(self, most: float = 0.5) -> "Context":
+        """This context with its distinct positions, if they are at most `most` of the candidates."""
+        after = np.asarray(self.rows, dtype=np.int64)
+        unique, inverse = np.unique(after, axis=0, return_inverse=True)
+        if len(unique) > most * len(after):
+            return self
+        return replace(self, distinct=Context(unique, None, None, self.k), inverse=inverse.reshape(-1))
+
+
+@lru_cache(maxsize=1 << 16)
+def reads_rows_only(node: Node) -> bool:
+    """Whether the subtree's value depends on the position after the move alone."""
+    return node.name not in ("take", "before") and all(reads_rows_only(c) for c in node.children)
 
 
 def compile_expression(node: Node) -> Callable[[Context], np.ndarray]:
@@ -224,6 +246,8 @@ def evaluate_node(node: Node, ctx: Context, recall: Callable[[Node], np.ndarray 
     keep subexpression values across expressions scored on the same context."""
     if not node.children:
         return ctx.terminal(node.name)
+    if ctx.distinct is not None and reads_rows_only(node):  # kept per distinct position, spread here
+        return np.take(evaluate_node(node, ctx.distinct, recall, remember), ctx.inverse, axis=-1)
     if recall is not None:
         known = recall(node)
         if known is not None:
