@@ -235,3 +235,15 @@ def test_a_board_scores_each_distinct_move_once_and_plays_what_scoring_every_mov
         expected_rows, expected_takes = every_move_scored(tree, positions, k)
         np.testing.assert_array_equal(rows, expected_rows)
         np.testing.assert_array_equal(takes, expected_takes)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.integers(0, 40), width=st.integers(1, 6), high=st.sampled_from([1, 3, 13, 1000, 2**40]),
+       negative=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_unique_rows_are_numpys_distinct_rows_and_map_every_row_back(rows, width, high, negative, seed):
+    from fitness.nim.expression.language import unique_rows
+
+    table = np.random.default_rng(seed).integers(-high if negative else 0, high + 1, size=(rows, width))
+    unique, inverse = unique_rows(table)
+    np.testing.assert_array_equal(unique, np.unique(table, axis=0))
+    np.testing.assert_array_equal(unique[inverse], table)

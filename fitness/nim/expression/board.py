@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .language import Context, Node, UNBOUNDED_K, evaluate_node
+from .language import Context, Node, UNBOUNDED_K, evaluate_node, unique_rows
 
 __all__ = ["BoardMoves", "Candidates", "best_per_segment", "board_moves", "candidate_moves", "distinct_candidates"]
 
@@ -90,11 +90,11 @@ def distinct_candidates(context: Context) -> tuple[Context, np.ndarray]:
     same sorted position, score alike (a 5-row board's 37,152 winning moves are
     6,746 such triples, over 727 sorted positions after the move)."""
     rows = np.sort(np.asarray(context.rows, dtype=np.int64), axis=1)
-    triples, spread = np.unique(np.column_stack([rows, context.take, context.before]), axis=0, return_inverse=True)
+    triples, spread = unique_rows(np.column_stack([rows, context.take, context.before]))
     width = rows.shape[1]
     distinct = Context(np.ascontiguousarray(triples[:, :width]), np.ascontiguousarray(triples[:, width]),
                        np.ascontiguousarray(triples[:, width + 1]), context.k)
-    return distinct.with_distinct(), spread.reshape(-1)
+    return distinct.with_distinct(), spread
 
 
 class BoardMoves:
