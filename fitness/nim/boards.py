@@ -112,9 +112,10 @@ class TrainingBoards:
         how many of them it is perfect. `main` holds the rates on the run's board."""
         per_board = np.stack([np.asarray(main, dtype=np.float64)]
                              + [np.asarray([b.outcome(t)[0] for t in trees]) for b in self.boards])
-        for j in np.flatnonzero((per_board == 1.0).all(axis=0)) if self._confirmed else ():
-            for i, rules in self._confirmed:
-                per_board[i + 1, j] = _canonical_board(rules, None).outcome(trees[j])[0]
+        if self._confirmed:
+            for j in np.flatnonzero((per_board == 1.0).all(axis=0)):  # perfect everywhere: confirm
+                for i, rules in self._confirmed:
+                    per_board[i + 1, j] = _canonical_board(rules, None).outcome(trees[j])[0]
         return per_board.mean(axis=0), (per_board == 1.0).sum(axis=0).astype(np.int64)
 
     def signature(self, tree: Node) -> bytes:
