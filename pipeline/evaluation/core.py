@@ -13,6 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .seeds import spawned_seeds
+
 __all__ = ["Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds"]
 
 Columns = dict[str, np.ndarray]
@@ -101,8 +103,7 @@ def evaluation_seeds(run_seed: int, generation: int, n: int) -> list[int]:
     """
     if run_seed < 0 or generation < 0 or n < 0:
         raise ValueError(f"run_seed, generation and n must be >= 0, got {run_seed}, {generation}, {n}")
-    children = np.random.SeedSequence(run_seed, spawn_key=(generation,)).spawn(n)
-    return [int(child.generate_state(1, np.uint64)[0] >> np.uint64(1)) for child in children]
+    return spawned_seeds(run_seed, (generation,), n)  # SeedSequence(run_seed, spawn_key=(generation,)).spawn(n)
 
 
 # The automatic chunk size is one chunk per worker, but never more genomes

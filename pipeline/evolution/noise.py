@@ -24,6 +24,7 @@ import numpy as np
 from fitness.nim.engine import wilson_interval
 
 from ..evaluation import evaluation_seeds
+from ..evaluation.seeds import spawned_seeds
 from ..spec import RunSpec
 
 __all__ = ["NoiseControl"]
@@ -70,10 +71,9 @@ class NoiseControl:
         """Seeds of an asynchronous algorithm's `batch`-th submission (a stream apart from generations)."""
         if not self.uses_seeds:
             return [0] * n
-        seeds = np.random.SeedSequence(self.run_seed, spawn_key=(_BATCH_STREAM, batch))
-        children = seeds.spawn(1 if self.active and self.settings.common_random_numbers else n)
-        drawn = [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
-        return drawn * n if len(drawn) == 1 else drawn
+        shared = self.active and self.settings.common_random_numbers
+        drawn = spawned_seeds(self.run_seed, (_BATCH_STREAM, batch), 1 if shared else n)
+        return drawn * n if shared else drawn
 
     def hall_of_fame_seeds(self, n: int) -> list[int]:
         return evaluation_seeds(self.run_seed, _HALL_OF_FAME_STREAM, 1) * n
