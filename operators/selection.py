@@ -55,7 +55,8 @@ def ranks_of_values(values: np.ndarray) -> np.ndarray:
 def tournament(ranks: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Indices of `k` tournament winners, each the best-ranked of `size` entrants drawn with
     replacement (a tie goes to the entrant drawn first)."""
-    entrants = rng.integers(len(ranks), size=(k, size))
+    entrants = rng.integers(len(ranks), size=k * size).reshape(k, size)  # the same draws as size=(k, size),
+    # without NumPy's np.prod over a shape tuple (a sixth of a tournament's time)
     return entrants[np.arange(k), ranks[entrants].argmin(axis=1)]
 
 

@@ -22,14 +22,16 @@ values_lists = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_siz
 
 
 @settings(max_examples=100, deadline=None)
-@given(values=values_lists, seed=st.integers(0, 2**32 - 1), size=st.integers(1, 5))
-def test_rank_tournaments_equal_max_over_fitness_first_among_equals(values, seed, size):
+@given(values=values_lists, seed=st.integers(0, 2**32 - 1), size=st.integers(1, 5), k=st.integers(1, 20))
+def test_rank_tournaments_equal_max_over_fitness_first_among_equals(values, seed, size, k):
     population = [_Ind(i, v) for i, v in enumerate(values)]
     ranks = selection.dense_ranks(population)
-    winners = selection.tournament(ranks, 20, size, np.random.default_rng(seed))
-    entrants = np.random.default_rng(seed).integers(len(population), size=(20, size))
+    rng, reference = np.random.default_rng(seed), np.random.default_rng(seed)
+    winners = selection.tournament(ranks, k, size, rng)
+    entrants = reference.integers(len(population), size=(k, size))  # the draws every logged run made
     by_max = [max((population[i] for i in row), key=lambda m: m.fitness).id for row in entrants]
     assert list(winners) == by_max
+    assert rng.random() == reference.random()  # and the generator left where those draws left it
 
 
 @settings(max_examples=100, deadline=None)
