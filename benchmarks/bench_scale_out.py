@@ -16,7 +16,11 @@ lambda / islands children each, migrating every `--interval` generations
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes), because W processes waking on 2 cores cost something by
-themselves.
+themselves. Beside each efficiency, the CPU each evaluation cost from the end
+of generation 0 to the end of the run, by role (`cpu_roles.py`: evaluation
+actors, island runners and their dispatcher, Ray's daemons, the driver), and
+the ceiling's: on a machine with fewer cores than processes, that CPU is
+what bounds the efficiency.
 
     .venv/bin/python benchmarks/bench_scale_out.py --workers 8 32 64 \\
         --cases 1024:20:0 1024:20:1 256:20:0 1024:2:0 --algorithms mu+lambda steady-state islands
@@ -30,6 +34,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -39,6 +44,7 @@ SLEEPY = ROOT / "benchmarks" / "sleepy"
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from cpu_roles import CpuByRole  # noqa: E402
 
 
 def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Namespace) -> dict:
@@ -64,9 +70,20 @@ def run_efficiency(run_dir: Path, workers: int) -> tuple[float, list[float]]:
     return later["slept"].sum() / workers / wall, later["slept"].tolist()
 
 
-def ceiling(workers: int, durations: list[float], chunk_sizes: list[int]) -> tuple[float, int]:
+def evaluated_after(run_dir: Path, generation: int) -> int:
+    """Evaluations of the generations after `generation` (placed migrants are not evaluated).
+    The CPU window opens when the driver records generation 0: for islands that is when the
+    first epoch (generations 0..interval) has come back, so their window holds the later ones."""
+    scored = pd.read_parquet(run_dir / "individuals", columns=["generation", "born", "origin"])
+    scored = scored[(scored["origin"] != "migrant") | (scored["born"] < scored["generation"])]
+    return int((scored["generation"] > generation).sum())
+
+
+def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles: CpuByRole) -> \
+        tuple[float, int, dict[str, float]]:
     """Bare Ray actors sleeping `durations` in chunks, two in flight per actor, fed by one loop:
-    the best efficiency over `chunk_sizes`, and the chunk size that gave it."""
+    the best efficiency over `chunk_sizes`, the chunk size that gave it, and its CPU ms per
+    sleep by role."""
     import ray
 
     @ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
@@ -78,9 +95,10 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int]) -> tup
 
     actors = [Sleeper.remote() for _ in range(workers)]
     ray.get([a.__ray_ready__.remote() for a in actors])
-    best = (0.0, 0)
+    best: tuple[float, int, dict[str, float]] = (0.0, 0, {})
     for size in sorted(set(chunk_sizes)):
         chunks = [durations[i:i + size] for i in range(0, len(durations), size)][::-1]
+        roles.window()
         started, running, load = time.perf_counter(), {}, [0] * workers
         while chunks or running:
             for a, actor in enumerate(actors):
@@ -89,7 +107,9 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int]) -> tup
                     load[a] += 1
             for ref in ray.wait(list(running), num_returns=1)[0]:
                 load[running.pop(ref)] -= 1
-        best = max(best, (sum(durations) / workers / (time.perf_counter() - started), size))
+        efficiency = sum(durations) / workers / (time.perf_counter() - started)
+        if efficiency > best[0]:
+            best = (efficiency, size, per_evaluation(roles.window(), len(durations)))
     for actor in actors:
         ray.kill(actor)
     return best
@@ -110,11 +130,12 @@ def pool_start(address: str, workers: int, args: argparse.Namespace) -> tuple[fl
     return first, all_ready
 
 
-def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp: Path) -> list[dict]:
+def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp: Path, roles: CpuByRole) -> list[dict]:
     """Every algorithm on one (lambda, t, sigma), then the ceiling on the first one's sleeps;
     `--repeats` rounds of that, interleaved so that the machine's drift touches every algorithm."""
     lam, ms, sigma = int(case.split(":")[0]), float(case.split(":")[1]), float(case.split(":")[2])
-    rounds = [one_round(workers, lam, ms, sigma, args, address, tmp / f"round-{r}") for r in range(args.repeats)]
+    rounds = [one_round(workers, lam, ms, sigma, args, address, tmp / f"round-{r}", roles)
+              for r in range(args.repeats)]
     results = []
     for algorithm in args.algorithms:
         runs = [row for rows in rounds for row in rows if row["algorithm"] == algorithm]
@@ -124,32 +145,60 @@ def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp
                         "ceilings": ceilings, "ceiling": float(np.median(ceilings)),
                         "of_ceiling": float(np.median([e / c for e, c in zip(efficiencies, ceilings)])),
                         "seconds": float(np.median([row["seconds"] for row in runs])),
-                        "driver_ms": float(np.median([row["driver_ms"] for row in runs]))})
+                        "driver_ms": float(np.median([row["driver_ms"] for row in runs])),
+                        "cpu_ms": _median_by_role([row["cpu_ms"] for row in runs]),
+                        "ceiling_cpu_ms": _median_by_role([row["ceiling_cpu_ms"] for row in runs])})
     return results
 
 
 def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Namespace, address: str,
-              tmp: Path) -> list[dict]:
+              tmp: Path, roles: CpuByRole) -> list[dict]:
     import pipeline
 
     results, durations = [], None
     for algorithm in args.algorithms:
         out = tmp / f"{algorithm}-{workers}-{lam}-{ms}-{sigma}"
         started, cpu = time.perf_counter(), time.process_time()
-        run = pipeline.run(spec(algorithm, lam, ms, sigma, args), address=address, workers=workers, out=str(out))
+        spent: Counter = Counter()
+
+        def after(row: dict) -> None:  # CPU from the end of generation 0 to the end of the last
+            window = roles.window()
+            if row["generation"] > 0:
+                spent.update(window)
+
+        run = pipeline.run(spec(algorithm, lam, ms, sigma, args), address=address, workers=workers, out=str(out),
+                           on_generation=after)
         cpu = time.process_time() - cpu
         efficiency, slept = run_efficiency(out, workers)
         durations = durations or slept
         evaluations = int(run.generations()["evaluations"].iloc[-1])  # cumulative
         results.append({"workers": workers, "lam": lam, "ms": ms, "sigma": sigma, "algorithm": algorithm,
                         "efficiency": efficiency, "seconds": time.perf_counter() - started,
-                        "driver_ms": 1000 * cpu / evaluations})
+                        "driver_ms": 1000 * cpu / evaluations,
+                        "cpu_ms": per_evaluation(spent, evaluated_after(out, args.interval if algorithm == "islands"
+                                                                        else 0))})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
-    top, size = ceiling(workers, durations, [per_worker_generation, about_50ms, 4 * about_50ms])
+    top, size, cpu_ms = ceiling(workers, durations, [per_worker_generation, about_50ms, 4 * about_50ms], roles)
     for row in results:
-        row.update(ceiling=top, ceiling_chunk=size)
+        row.update(ceiling=top, ceiling_chunk=size, ceiling_cpu_ms=cpu_ms)
     return results
+
+
+def per_evaluation(seconds: dict[str, float], evaluations: int) -> dict[str, float]:
+    """CPU ms per evaluation by role, and their total."""
+    ms = {role: 1000 * value / max(evaluations, 1) for role, value in seconds.items()}
+    return {**ms, "total": sum(ms.values())}
+
+
+def _median_by_role(rounds: list[dict[str, float]]) -> dict[str, float]:
+    return {role: float(np.median([r.get(role, 0.0) for r in rounds])) for role in sorted(set().union(*rounds))}
+
+
+def _roles(ms: dict[str, float]) -> str:
+    """CPU ms per evaluation: actors / island runners and dispatcher / Ray's daemons / driver = total."""
+    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "ray", "driver")) + \
+        f" = {ms.get('total', 0.0):.3f}"
 
 
 def _spread(values: list[float]) -> str:
@@ -184,24 +233,27 @@ def main() -> None:
         cluster.add_node(num_cpus=args.cpus)
     cluster.wait_for_nodes()
     ray.init(address=cluster.address)  # as a Ray Job's driver would: pipeline reuses it
-    print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | driver CPU ms "
-          "per evaluation |", flush=True)
-    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
+          "evaluation: actors / runners / Ray / driver = total | the ceiling's |", flush=True)
+    print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    roles = CpuByRole().start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for workers in args.workers:
                 first, last = pool_start(cluster.address, workers, args)
-                print(f"| {workers} | pool start | | | first actor {first:.1f} s, all {last:.1f} s | | | | | |",
+                print(f"| {workers} | pool start | | | first actor {first:.1f} s, all {last:.1f} s | | | | | | |",
                       flush=True)
                 for case in args.cases:
-                    for row in measure(workers, case, args, cluster.address, Path(tmp)):
+                    for row in measure(workers, case, args, cluster.address, Path(tmp), roles):
                         print(f"| {workers} | {row['lam']} | {row['ms']:g} | {row['sigma']:g} | {row['algorithm']} | "
                               f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
-                              f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {row['driver_ms']:.3f} |", flush=True)
+                              f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
+                              f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
                         if args.out:
                             with args.out.open("a") as sink:
                                 sink.write(json.dumps(row) + "\n")
     finally:
+        roles.stop()
         ray.shutdown()
         cluster.shutdown()
 

@@ -1,0 +1,101 @@
+"""CPU time of this machine's Ray processes by role, while a run goes on (Linux `/proc`).
+
+Why: on a 2-core machine the scale-out figures are bounded by CPU, not by
+waiting, so the benchmark reports where the CPU of each evaluation went
+(evaluation actors, island runners and dispatcher, Ray's own daemons, the
+driver), against the bare-actor ceiling's. A thread reads every process's
+user + system time each `PERIOD` s; a process's share of a window is its
+last reading minus its first (0 for one born inside it), so the CPU of a
+process that dies between two readings is short by at most one period.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import Counter
+
+PERIOD = 0.5
+_TICK = os.sysconf("SC_CLK_TCK")
+ROLES = {"ray::_TaskActor": "actors", "ray::Sleeper": "actors", "ray::IslandRunner": "runners",
+         "ray::Dispatcher": "runners"}  # anything else of Ray's: "ray"
+
+
+def _role(command: str) -> str | None:
+    if not command:
+        return None
+    name = command.split()[0].split(".")[0]
+    if name in ROLES:
+        return ROLES[name]
+    if name.startswith("ray::") or "/ray/" in command or name.endswith(("raylet", "gcs_server")):
+        return "ray"
+    return None
+
+
+def _readings() -> dict[int, tuple[str, float]]:
+    """(role, CPU seconds) of every Ray process now, by pid (this process excluded: see `driver`)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                role = _role(f.read().replace(b"\0", b" ").decode(errors="replace"))
+            if role is None:
+                continue
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            found[int(entry)] = (role, (int(fields[11]) + int(fields[12])) / _TICK)
+        except (OSError, IndexError, ValueError):  # the process ended while being read
+            continue
+    return found
+
+
+class CpuByRole:
+    """Sample in a thread from `start()`; `window()` gives the CPU seconds by role since the last call."""
+
+    def __init__(self) -> None:
+        self._first: dict[int, float] = {}
+        self._last: dict[int, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._driver = time.process_time()
+        self._own = 0.0
+
+    def start(self) -> CpuByRole:
+        self.window()
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(PERIOD):
+            before = time.thread_time()
+            self._take()
+            with self._lock:
+                self._own += time.thread_time() - before  # the sampling's own CPU: not the driver's
+
+    def _take(self) -> None:
+        readings = _readings()
+        with self._lock:
+            for pid, (role, seconds) in readings.items():
+                self._first.setdefault(pid, 0.0)
+                self._last[pid] = (role, seconds)
+
+    def window(self) -> dict[str, float]:
+        """CPU seconds by role since the previous call, this process as "driver"."""
+        self._take()
+        with self._lock:
+            spent: Counter = Counter()
+            for pid, (role, seconds) in self._last.items():
+                spent[role] += seconds - self._first[pid]
+            self._first = {pid: seconds for pid, (_, seconds) in self._last.items()}
+            self._last = {}
+            own, self._own = self._own, 0.0
+        now = time.process_time()
+        spent["driver"], self._driver = now - self._driver - own, now
+        return dict(spent)
+
+    def stop(self) -> None:
+        self._stop.set()
