@@ -16,11 +16,12 @@ lambda / islands children each, migrating every `--interval` generations
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes), because W processes waking on 2 cores cost something by
-themselves. Beside each efficiency, the CPU each evaluation cost from the end
-of generation 0 to the end of the run, by role (`cpu_roles.py`: evaluation
-actors, island runners and their dispatcher, Ray's daemons, the driver), and
-the ceiling's: on a machine with fewer cores than processes, that CPU is
-what bounds the efficiency.
+themselves. Beside each efficiency, from the end of generation 0 to the end of
+the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
+actors, island runners and their dispatcher, the driver) and how many cores
+were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
+a fixed cost per second), and the same for the ceiling: on a machine with
+fewer cores than processes, CPU is what bounds the efficiency.
 
     .venv/bin/python benchmarks/bench_scale_out.py --workers 8 32 64 \\
         --cases 1024:20:0 1024:20:1 256:20:0 1024:2:0 --algorithms mu+lambda steady-state islands
@@ -98,7 +99,7 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
     best: tuple[float, int, dict[str, float]] = (0.0, 0, {})
     for size in sorted(set(chunk_sizes)):
         chunks = [durations[i:i + size] for i in range(0, len(durations), size)][::-1]
-        roles.window()
+        roles.window()  # opens the pass's window
         started, running, load = time.perf_counter(), {}, [0] * workers
         while chunks or running:
             for a, actor in enumerate(actors):
@@ -109,7 +110,8 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
                 load[running.pop(ref)] -= 1
         efficiency = sum(durations) / workers / (time.perf_counter() - started)
         if efficiency > best[0]:
-            best = (efficiency, size, per_evaluation(roles.window(), len(durations)))
+            cpu, seconds = roles.window()
+            best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)))
     for actor in actors:
         ray.kill(actor)
     return best
@@ -162,9 +164,9 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         spent: Counter = Counter()
 
         def after(row: dict) -> None:  # CPU from the end of generation 0 to the end of the last
-            window = roles.window()
+            cpu, seconds = roles.window()
             if row["generation"] > 0:
-                spent.update(window)
+                spent.update({**cpu, "seconds": seconds})
 
         run = pipeline.run(spec(algorithm, lam, ms, sigma, args), address=address, workers=workers, out=str(out),
                            on_generation=after)
@@ -185,20 +187,31 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
     return results
 
 
-def per_evaluation(seconds: dict[str, float], evaluations: int) -> dict[str, float]:
-    """CPU ms per evaluation by role, and their total."""
-    ms = {role: 1000 * value / max(evaluations, 1) for role, value in seconds.items()}
-    return {**ms, "total": sum(ms.values())}
+def per_evaluation(spent: dict[str, float], evaluations: int) -> dict[str, float]:
+    """CPU ms per evaluation by role and in all; and the cores busy, in all and Ray's daemons
+    (`spent`: CPU seconds by role, and the window's wall "seconds")."""
+    if evaluations == 0:  # islands whose run is one epoch: nothing after the window opened
+        return {}
+    seconds = max(spent.get("seconds", 0.0), 1e-9)
+    cpu = {role: value for role, value in spent.items() if role != "seconds"}
+    ms = {role: 1000 * value / max(evaluations, 1) for role, value in cpu.items()}
+    return {**ms, "total": sum(ms.values()), "cores": sum(cpu.values()) / seconds,
+            "ray_cores": cpu.get("ray", 0.0) / seconds}
 
 
 def _median_by_role(rounds: list[dict[str, float]]) -> dict[str, float]:
+    rounds = [r for r in rounds if r]
+    if not rounds:
+        return {}
     return {role: float(np.median([r.get(role, 0.0) for r in rounds])) for role in sorted(set().union(*rounds))}
 
 
 def _roles(ms: dict[str, float]) -> str:
-    """CPU ms per evaluation: actors / island runners and dispatcher / Ray's daemons / driver = total."""
-    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "ray", "driver")) + \
-        f" = {ms.get('total', 0.0):.3f}"
+    """CPU ms per evaluation (actors / island runners and dispatcher / driver); cores busy (Ray's daemons)."""
+    if not ms:
+        return "-"
+    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "driver")) + \
+        f"; {ms.get('cores', 0.0):.2f} ({ms.get('ray_cores', 0.0):.2f})"
 
 
 def _spread(values: list[float]) -> str:
@@ -234,7 +247,7 @@ def main() -> None:
     cluster.wait_for_nodes()
     ray.init(address=cluster.address)  # as a Ray Job's driver would: pipeline reuses it
     print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
-          "evaluation: actors / runners / Ray / driver = total | the ceiling's |", flush=True)
+          "evaluation: actors / runners / driver; cores busy (Ray's daemons) | the ceiling's |", flush=True)
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     roles = CpuByRole().start()
     try:

@@ -53,7 +53,9 @@ def _readings() -> dict[int, tuple[str, float]]:
 
 
 class CpuByRole:
-    """Sample in a thread from `start()`; `window()` gives the CPU seconds by role since the last call."""
+    """Sample in a thread from `start()`; `window()` gives the CPU seconds by role since the last call.
+    Ray's daemons (raylets, GCS, dashboard agents, log monitors) cost about the same every
+    second whatever runs, so they are best read in cores, the rest per evaluation."""
 
     def __init__(self) -> None:
         self._first: dict[int, float] = {}
@@ -63,6 +65,7 @@ class CpuByRole:
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._driver = time.process_time()
         self._own = 0.0
+        self._opened = time.perf_counter()
 
     def start(self) -> CpuByRole:
         self.window()
@@ -83,8 +86,9 @@ class CpuByRole:
                 self._first.setdefault(pid, 0.0)
                 self._last[pid] = (role, seconds)
 
-    def window(self) -> dict[str, float]:
-        """CPU seconds by role since the previous call, this process as "driver"."""
+    def window(self) -> tuple[dict[str, float], float]:
+        """CPU seconds by role since the previous call (this process as "driver"), and the wall
+        seconds since then."""
         self._take()
         with self._lock:
             spent: Counter = Counter()
@@ -93,9 +97,10 @@ class CpuByRole:
             self._first = {pid: seconds for pid, (_, seconds) in self._last.items()}
             self._last = {}
             own, self._own = self._own, 0.0
-        now = time.process_time()
+        now, wall = time.process_time(), time.perf_counter()
         spent["driver"], self._driver = now - self._driver - own, now
-        return dict(spent)
+        seconds, self._opened = wall - self._opened, wall
+        return dict(spent), seconds
 
     def stop(self) -> None:
         self._stop.set()

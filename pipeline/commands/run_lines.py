@@ -85,6 +85,13 @@ def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
     return f"{count}, {share:.0%} on Ray actors (the first {total - on_actors:,} in-process)"
 
 
+def _evaluated_by(table: Any) -> list[str]:
+    """The worker of each evaluation in one individuals file: a placed migrant (origin "migrant",
+    no worker) was not evaluated, so it is not counted."""
+    return [worker for worker, origin in zip(table.column("worker").to_pylist(), table.column("origin").to_pylist())
+            if not (origin == "migrant" and worker == "")]
+
+
 def done_line(path: str | Path, first: int) -> str:
     """How the run ended and where its evaluations ran, counting generations `first` on
     (those this process ran), then where to read the logs."""
@@ -99,7 +106,7 @@ def done_line(path: str | Path, first: int) -> str:
     tail = f"pandas.read_parquet('{rundir.path}/individuals')  ·  evo report {rundir.path}"
     if not mine:
         return f"done: {rundir.path}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
-    workers = [w for file in mine for w in pq.read_table(file, columns=["worker"]).column("worker").to_pylist()]
+    workers = [w for file in mine for w in _evaluated_by(pq.read_table(file, columns=["worker", "origin"]))]
     execution = meta["spec"].get("execution") or {}
     return (f"done: {rundir.path}  ·  {_stop(meta, max(files))}  ·  {_where(workers, execution)}  ·  {tail}")
 

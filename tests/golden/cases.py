@@ -28,6 +28,8 @@ CASES: dict[str, tuple[str, dict]] = {
     "nim-gp-v4-normal-k4": ("runs/nim-gp.toml", {"generations": 4, "nim__k": 4, "seed": 5}),
     "setcover-1000": ("runs/setcover-1000.toml", {"generations": 4}),
     "setcover-scp": ("runs/setcover-scp.toml", {"generations": 4}),
+    # 21 generations: one migration (after 20)
+    "setcover-200-islands": ("runs/setcover-200-islands.toml", {"generations": 21}),
     "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),
     "nim-vs-my-agent": ("examples/nim-agent/nim-vs-my-agent.toml", {"generations": 4}),
     # variants

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import pipeline
 from operators import migration
+from pipeline.commands.run_lines import done_line
 from pipeline.evolution.islands import Plan, immigrants, migration_rng, settle
 from pipeline.evolution.members import Member
 from pipeline.spec import SpecError, load_spec
@@ -62,6 +63,8 @@ def test_the_log_says_which_island_did_what_and_migrants_move(tmp_path, text):
     rescored = size if run.spec.sampling.reevaluate and text is SAMPLED else 0
     assert (per_island.loc[0] == size).all() and (per_island.loc[1:] == offspring + rescored).all().all()
     assert list(run.generations()["evaluations"]) == list(scored.groupby("generation").size().cumsum())
+    evaluations = int(run.generations()["evaluations"].iloc[-1])  # the CLI's last line: placements not counted
+    assert f"  ·  {evaluations:,} evaluations" in done_line(tmp_path / "run", 0)
     assert not rows.duplicated(["generation", "id"]).any()
     # Migrants: copies of the best of their source island, placed after generations 2, 4, 6.
     assert set(migrants.generation) == {2, 4, 6} and migrants.selected.all()
