@@ -54,8 +54,8 @@ def _readings() -> dict[int, tuple[str, float]]:
 
 class CpuByRole:
     """Sample in a thread from `start()`; `window()` gives the CPU seconds by role since the last call.
-    Ray's daemons (raylets, GCS, dashboard agents, log monitors) cost about the same every
-    second whatever runs, so they are best read in cores, the rest per evaluation."""
+    Ray's own processes (raylets, GCS, dashboard agents, log monitors, idle workers) cost CPU
+    every second, busy or not, so they are best read in cores, the rest per evaluation."""
 
     def __init__(self) -> None:
         self._first: dict[int, float] = {}

@@ -96,15 +96,17 @@ def test_actors_refused_by_a_driver_in_another_auth_mode_say_so(open_head):
     """A user's own `ray.init` in token mode (a token file, RAY_AUTH_MODE=token), reused by evo."""
     code = ("import json, sys, ray\n"
             "ray.init(address=sys.argv[1], log_to_driver=False)\n"
-            "from pipeline.evaluation import EvaluationError, make_evaluator\n"
+            "from pipeline.evaluation import make_evaluator\n"
             "try:\n"
             "    make_evaluator({'problem': 'setcover', 'N': 100, 'seed': 42}, workers=1)\n"
-            "except EvaluationError as error:\n"
-            "    print(json.dumps(str(error)))\n")
+            "except Exception as error:\n"
+            "    print(json.dumps([type(error).__name__, str(error)]))\n")
     env = {**open_head.env, "RAY_AUTH_MODE": "token"}
     done = subprocess.run([sys.executable, "-c", code, open_head.address], env=env, capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
-    message = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.stdout.strip(), f"nothing raised (exit {done.returncode}): {done.stderr[-3000:]}"
+    kind, message = json.loads(done.stdout.strip().splitlines()[-1])
+    assert kind == "EvaluationError", (kind, message, done.stderr[-3000:])
     assert re.fullmatch(r"actor-\d+ could not start \(3 attempts\): the cluster and this driver refuse each other's "
                         r"calls \(Ray's driver log: Missing authorization header in request!\): they use different "
                         r"RAY_AUTH_MODE or tokens; .*", message), message
