@@ -60,24 +60,19 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
     return data
 
 
-def run_efficiency(run_dir: Path, workers: int) -> tuple[float, list[float]]:
+def evaluated_rows(run_dir: Path) -> pd.DataFrame:
+    """The run's evaluations (generation, sleep): its individuals rows but the placed migrants."""
+    scored = pd.read_parquet(run_dir / "individuals", columns=["generation", "born", "origin", "slept"])
+    return scored[(scored["origin"] != "migrant") | (scored["born"] < scored["generation"])]
+
+
+def run_efficiency(run_dir: Path, scored: pd.DataFrame, workers: int) -> tuple[float, list[float]]:
     """Sleeps of generations 1.. / W over their wall time (generation 0 also pays the first
     variation and the pool's warm-up), and those sleeps in order, for the ceiling."""
     rows = pd.read_parquet(run_dir / "generations.parquet")
-    scored = pd.read_parquet(run_dir / "individuals", columns=["generation", "born", "origin", "slept"])
-    scored = scored[(scored["origin"] != "migrant") | (scored["born"] < scored["generation"])]
     later = scored[scored["generation"] >= 1]
     wall = rows.loc[rows["generation"] >= 1, "wall_seconds"].sum()
     return later["slept"].sum() / workers / wall, later["slept"].tolist()
-
-
-def evaluated_after(run_dir: Path, generation: int) -> int:
-    """Evaluations of the generations after `generation` (placed migrants are not evaluated).
-    The CPU window opens when the driver records generation 0: for islands that is when the
-    first epoch (generations 0..interval) has come back, so their window holds the later ones."""
-    scored = pd.read_parquet(run_dir / "individuals", columns=["generation", "born", "origin"])
-    scored = scored[(scored["origin"] != "migrant") | (scored["born"] < scored["generation"])]
-    return int((scored["generation"] > generation).sum())
 
 
 def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles: CpuByRole) -> \
@@ -171,14 +166,17 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         run = pipeline.run(spec(algorithm, lam, ms, sigma, args), address=address, workers=workers, out=str(out),
                            on_generation=after)
         cpu = time.process_time() - cpu
-        efficiency, slept = run_efficiency(out, workers)
+        scored = evaluated_rows(out)
+        efficiency, slept = run_efficiency(out, scored, workers)
+        # The CPU window opens when the driver records generation 0: for islands, when the first
+        # epoch (generations 0..interval) has come back, so their window holds the later ones.
+        in_window = int((scored["generation"] > (args.interval if algorithm == "islands" else 0)).sum())
         durations = durations or slept
         evaluations = int(run.generations()["evaluations"].iloc[-1])  # cumulative
         results.append({"workers": workers, "lam": lam, "ms": ms, "sigma": sigma, "algorithm": algorithm,
                         "efficiency": efficiency, "seconds": time.perf_counter() - started,
                         "driver_ms": 1000 * cpu / evaluations,
-                        "cpu_ms": per_evaluation(spent, evaluated_after(out, args.interval if algorithm == "islands"
-                                                                        else 0))})
+                        "cpu_ms": per_evaluation(spent, in_window)})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
     top, size, cpu_ms = ceiling(workers, durations, [per_worker_generation, about_50ms, 4 * about_50ms], roles)
@@ -194,7 +192,7 @@ def per_evaluation(spent: dict[str, float], evaluations: int) -> dict[str, float
         return {}
     seconds = max(spent.get("seconds", 0.0), 1e-9)
     cpu = {role: value for role, value in spent.items() if role != "seconds"}
-    ms = {role: 1000 * value / max(evaluations, 1) for role, value in cpu.items()}
+    ms = {role: 1000 * value / evaluations for role, value in cpu.items()}
     return {**ms, "total": sum(ms.values()), "cores": sum(cpu.values()) / seconds,
             "ray_cores": cpu.get("ray", 0.0) / seconds}
 

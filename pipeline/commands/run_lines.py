@@ -85,18 +85,24 @@ def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
     return f"{count}, {share:.0%} on Ray actors (the first {total - on_actors:,} in-process)"
 
 
-def _evaluated_by(table: Any) -> list[str]:
-    """The worker of each evaluation in one individuals file: a placed migrant (origin "migrant",
-    no worker) was not evaluated, so it is not counted."""
-    return [worker for worker, origin in zip(table.column("worker").to_pylist(), table.column("origin").to_pylist())
-            if not (origin == "migrant" and worker == "")]
+def _evaluated_by(file: Path) -> list[str]:
+    """The worker of each evaluation in one individuals file: a migrant placed in that generation
+    (origin "migrant", born then) was not evaluated, so it is not counted. Logs from before
+    islands have no `born` column, and no migrants."""
+    import pyarrow.parquet as pq
+
+    names = [n for n in ("worker", "origin", "born", "generation") if n in pq.read_schema(file).names]
+    table = pq.read_table(file, columns=names)
+    workers = table.column("worker").to_pylist()
+    if "born" not in names:
+        return workers
+    rows = zip(workers, *(table.column(name).to_pylist() for name in ("origin", "born", "generation")))
+    return [worker for worker, origin, born, generation in rows if not (origin == "migrant" and born == generation)]
 
 
 def done_line(path: str | Path, first: int) -> str:
     """How the run ended and where its evaluations ran, counting generations `first` on
     (those this process ran), then where to read the logs."""
-    import pyarrow.parquet as pq
-
     from ..records.rundir import RunDir
 
     rundir = RunDir(path)
@@ -106,7 +112,7 @@ def done_line(path: str | Path, first: int) -> str:
     tail = f"pandas.read_parquet('{rundir.path}/individuals')  ·  evo report {rundir.path}"
     if not mine:
         return f"done: {rundir.path}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
-    workers = [w for file in mine for w in _evaluated_by(pq.read_table(file, columns=["worker", "origin"]))]
+    workers = [w for file in mine for w in _evaluated_by(file)]
     execution = meta["spec"].get("execution") or {}
     return (f"done: {rundir.path}  ·  {_stop(meta, max(files))}  ·  {_where(workers, execution)}  ·  {tail}")
 
