@@ -47,7 +47,7 @@ FINE_CHUNK_SECONDS = 0.1  # chunks half the default size once one takes at least
 
 @dataclass(eq=False)
 class _Job:
-    packed: tuple
+    packed: tuple | list  # transport.pack's form
     seeds: list[int]
     future: asyncio.Future
     attempts: int = 0  # failures counted against this chunk
@@ -89,8 +89,9 @@ class Dispatcher:
         told, self.unreported = self.unreported, []
         return told
 
-    async def evaluate(self, chunks: list[tuple[tuple, list[int]]]) -> tuple[list[tuple[dict, float, str]], int]:
-        """Each chunk's (columns, seconds, worker label), in order; and the failures recovered."""
+    async def evaluate(self, chunks: list[list]) -> tuple[list[tuple[dict, float, str]], int]:
+        """Each chunk's (columns, seconds, worker label), in order; and the failures recovered.
+        `chunks`: [packed genomes, seeds] each."""
         if self.broken is not None:
             raise self.broken
         loop = asyncio.get_running_loop()
@@ -201,7 +202,7 @@ class DispatchedEvaluator(Evaluator):
                chunk_size: int | None = None) -> int:
         check_batch(genomes, seeds)
         bounds = chunk_bounds(len(genomes), chunk_size or self.size(len(genomes)))
-        chunks = [(pack(genomes[a:b]), list(seeds[a:b])) for a, b in bounds]
+        chunks = [[pack(genomes[a:b]), list(seeds[a:b])] for a, b in bounds]  # lists: msgpack, not pickle
         ticket = next(self._tickets)
         self._running[ticket] = (self.dispatcher.evaluate.remote(chunks), bounds)
         return ticket

@@ -56,7 +56,7 @@ class _TaskActor:
         self.tasks = TaskCache(task_spec, build_task)
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
-    def evaluate(self, packed: tuple, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
+    def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
         start = time.perf_counter()
         columns = self.tasks.get(task_spec).evaluate(unpack(packed), seeds)
         return columns, time.perf_counter() - start

@@ -71,15 +71,23 @@ def test_seeds_are_deterministic_distinct_63_bit_and_per_individual():
         [np.full((2, 3), 0.25 * k) for k in range(4)],  # float tables: one stacked array
         [{"take": 1, "row": [1, 2]}, {"take": 3}],  # rule dicts: as they are
         [np.zeros(3), np.zeros(4)],  # ragged arrays: as they are
+        [np.arange(6, dtype=np.int16).reshape(2, 3) * k for k in range(3)],  # other dtypes: their own
+        [np.zeros(0, bool)] * 2,  # empty bitstrings
         [],
     ],
 )
-def test_genomes_travel_to_actors_losslessly(genomes):
-    received = unpack(pack(genomes))
+@pytest.mark.parametrize("through_ray", [False, True])
+def test_genomes_travel_to_actors_losslessly(genomes, through_ray, request):
+    packed = pack(genomes)
+    if through_ray:  # Ray's own encoding (msgpack, pickle for the rest) on the way
+        ray = request.getfixturevalue("ray_session")
+        packed = ray.get(ray.put(packed))
+    received = unpack(packed)
     assert isinstance(received, list) and len(received) == len(genomes)
     for sent, got in zip(genomes, received):
         if isinstance(sent, np.ndarray):
             assert got.dtype == sent.dtype and got.shape == sent.shape
+            assert got.flags.writeable or packed[0] == "list"  # stacked: rows of a buffer of their own
             np.testing.assert_array_equal(got, sent)
         else:
             assert got == sent
