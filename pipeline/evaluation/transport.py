@@ -3,7 +3,7 @@
 Ray inlines small arguments (under ~100 KB) in the call itself and sends bigger
 ones through the object store, which costs milliseconds per call. So a chunk of
 equal-shape arrays travels as one stacked buffer, and bool arrays (bitstring
-genomes) as packed bits, 8 times smaller. Array chunks travel as a list of
+genomes) as packed bits, 8 times smaller. Numeric chunks travel as a list of
 bytes, ints and strings, which Ray encodes with msgpack; an ndarray or a tuple
 would go through cloudpickle, which cost the driver (or the island dispatcher)
 about 30 us a call, 10-13% of its CPU at 64 workers (measured with py-spy,
@@ -26,6 +26,8 @@ def pack(genomes: Sequence[Any]) -> tuple | list:
     ):
         return ("list", list(genomes))
     stacked = np.stack(genomes)
+    if stacked.dtype.kind not in "biufc":  # objects, records: their bytes alone do not say them
+        return ("list", list(genomes))
     if stacked.dtype == np.bool_:
         flat = stacked.reshape(len(stacked), -1)
         return ["bits", np.packbits(flat, axis=1).tobytes(), flat.shape[1], list(stacked.shape)]
