@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -232,18 +234,10 @@ def main() -> None:
     parser.add_argument("--cpus", type=int, default=16, help="logical CPUs per node")
     parser.add_argument("--repeats", type=int, default=1,
                         help="rounds of every run and its ceiling: the median and the range are printed (at "
-                             "W = 64 on 2 cores one run's efficiency varies by +-0.15)")
+                             "W = 64 on 2 cores one run's efficiency varies by +-0.2)")
     parser.add_argument("--out", type=Path, default=None, help="JSON lines of results")
     args = parser.parse_args()
 
-    import ray
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": args.cpus, "include_dashboard": False})
-    for _ in range(args.nodes - 1):
-        cluster.add_node(num_cpus=args.cpus)
-    cluster.wait_for_nodes()
-    ray.init(address=cluster.address)  # as a Ray Job's driver would: pipeline reuses it
     print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
           "evaluation: actors / runners / driver; cores busy (Ray's daemons) | the ceiling's |", flush=True)
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
@@ -251,23 +245,45 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for workers in args.workers:
-                first, last = pool_start(cluster.address, workers, args)
-                print(f"| {workers} | pool start | | | first actor {first:.1f} s, all {last:.1f} s | | | | | | |",
-                      flush=True)
-                for case in args.cases:
-                    for row in measure(workers, case, args, cluster.address, Path(tmp), roles):
-                        print(f"| {workers} | {row['lam']} | {row['ms']:g} | {row['sigma']:g} | {row['algorithm']} | "
-                              f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
-                              f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
-                              f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
-                        if args.out:
-                            with args.out.open("a") as sink:
-                                sink.write(json.dumps(row) + "\n")
+                with fresh_cluster(args) as address:
+                    measure_workers(workers, args, address, Path(tmp), roles)
     finally:
         roles.stop()
+
+
+@contextmanager
+def fresh_cluster(args: argparse.Namespace) -> Iterator[str]:
+    """A new `--nodes` x `--cpus` cluster and this driver on it, for one W: Ray's own daemons
+    spend about twice the CPU once a cluster has run 64 actors (benchmarks/README.md), which
+    would charge the W measured later for the ones measured before."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": args.cpus, "include_dashboard": False})
+    try:
+        for _ in range(args.nodes - 1):
+            cluster.add_node(num_cpus=args.cpus)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address)  # as a Ray Job's driver would: pipeline reuses it
+        yield cluster.address
+    finally:
         ray.shutdown()
         cluster.shutdown()
 
+
+def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: Path, roles: CpuByRole) -> None:
+    """The pool's start, then every case at W = `workers`, printed (and appended to `--out`)."""
+    first, last = pool_start(address, workers, args)
+    print(f"| {workers} | pool start | | | first actor {first:.1f} s, all {last:.1f} s | | | | | | |", flush=True)
+    for case in args.cases:
+        for row in measure(workers, case, args, address, tmp / f"w{workers}", roles):
+            print(f"| {workers} | {row['lam']} | {row['ms']:g} | {row['sigma']:g} | {row['algorithm']} | "
+                  f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
+                  f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
+                  f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
+            if args.out:
+                with args.out.open("a") as sink:
+                    sink.write(json.dumps(row) + "\n")
 
 if __name__ == "__main__":
     main()
