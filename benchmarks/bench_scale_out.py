@@ -64,8 +64,10 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
 
 def evaluated_rows(run_dir: Path) -> pd.DataFrame:
     """The run's evaluations (generation, sleep): its individuals rows but the placed migrants."""
+    from pipeline.records.schema import was_evaluated
+
     scored = pd.read_parquet(run_dir / "individuals", columns=["generation", "born", "origin", "slept"])
-    return scored[(scored["origin"] != "migrant") | (scored["born"] < scored["generation"])]
+    return scored[was_evaluated(scored["origin"], scored["born"], scored["generation"])]
 
 
 def run_efficiency(run_dir: Path, scored: pd.DataFrame, workers: int) -> tuple[float, list[float]]:
@@ -284,6 +286,7 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
             if args.out:
                 with args.out.open("a") as sink:
                     sink.write(json.dumps(row) + "\n")
+
 
 if __name__ == "__main__":
     main()

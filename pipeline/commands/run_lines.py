@@ -86,18 +86,19 @@ def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
 
 
 def _evaluated_by(file: Path) -> list[str]:
-    """The worker of each evaluation in one individuals file: a migrant placed in that generation
-    (origin "migrant", born then) was not evaluated, so it is not counted. Logs from before
-    islands have no `born` column, and no migrants."""
+    """The worker of each evaluation in one individuals file (`schema.was_evaluated`). Logs
+    from before islands have no `born` column, and no migrants."""
     import pyarrow.parquet as pq
+
+    from ..records.schema import was_evaluated
 
     names = [n for n in ("worker", "origin", "born", "generation") if n in pq.read_schema(file).names]
     table = pq.read_table(file, columns=names)
     workers = table.column("worker").to_pylist()
     if "born" not in names:
         return workers
-    rows = zip(workers, *(table.column(name).to_pylist() for name in ("origin", "born", "generation")))
-    return [worker for worker, origin, born, generation in rows if not (origin == "migrant" and born == generation)]
+    kept = was_evaluated(*(table.column(name).to_numpy() for name in ("origin", "born", "generation")))
+    return [worker for worker, evaluated in zip(workers, kept) if evaluated]
 
 
 def done_line(path: str | Path, first: int) -> str:

@@ -18,7 +18,14 @@ from operators.selection import oldest_first_ranking
 
 from ..evolution.members import Member, Objectives, jsonable
 
-__all__ = ["Schema"]
+__all__ = ["Schema", "was_evaluated"]
+
+
+def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
+    """Which `individuals/` rows were evaluated (columns of the log, as arrays): all but the
+    migrants placed in that generation (origin "migrant", born then), copies of members
+    already scored. A placed migrant re-scored in a later generation counts there."""
+    return (np.asarray(origin) != "migrant") | (np.asarray(born) < np.asarray(generation))
 
 
 class Schema:
