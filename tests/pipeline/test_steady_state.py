@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pipeline
@@ -149,6 +149,7 @@ def _batch(worker: str, seconds: list[float]):
 @settings(max_examples=100, deadline=None)
 @given(workers=st.integers(1, 64), per_member=st.floats(0.001, 0.5), warm_up=st.floats(0.0, 5.0),
        outlier=st.floats(1.0, 30.0), batches=st.integers(60, 120))
+@example(workers=1, per_member=0.0010000000000000002, warm_up=0.0, outlier=1.0, batches=90)  # found in CI
 def test_batch_size_follows_the_evaluation_time_not_warm_up_or_one_outlier(workers, per_member, warm_up, outlier,
                                                                              batches):
     """Each worker's first batch (its warm-up) is left out, and one genome 30 times slower than
@@ -163,7 +164,9 @@ def test_batch_size_follows_the_evaluation_time_not_warm_up_or_one_outlier(worke
     for b in range(batches):
         _learn(loop, _batch(f"w{b % workers}", [per_member] * loop._batch_size()))
     steady = loop._batch_size()
-    assert steady == loop.max_batch or abs(steady - ideal) <= 1
+    # ceil of seconds / an estimate equal to per_member up to rounding: within 1 of ideal, plus
+    # the rounding (0.2 / 0.001 is 199.99999999999997 and its estimate's ceil may be 201)
+    assert steady == loop.max_batch or abs(steady - ideal) <= 1 + 1e-9 * ideal
     _learn(loop, _batch("w0", [outlier * per_member]))
     assert loop._batch_size() >= min(steady, math.ceil(0.6 * ideal))
 
