@@ -21,13 +21,11 @@ import numpy as np
 def pack(genomes: Sequence[Any]) -> tuple | list:
     """A compact, picklable form of a chunk of genomes."""
     first = genomes[0] if len(genomes) else None
-    if not isinstance(first, np.ndarray) or not all(
+    if not isinstance(first, np.ndarray) or first.dtype.kind not in "biufc" or not all(
         isinstance(g, np.ndarray) and g.shape == first.shape and g.dtype == first.dtype for g in genomes
-    ):
+    ):  # objects and records too: their bytes alone do not say them
         return ("list", list(genomes))
     stacked = np.stack(genomes)
-    if stacked.dtype.kind not in "biufc":  # objects, records: their bytes alone do not say them
-        return ("list", list(genomes))
     if stacked.dtype == np.bool_:
         flat = stacked.reshape(len(stacked), -1)
         return ["bits", np.packbits(flat, axis=1).tobytes(), flat.shape[1], list(stacked.shape)]
