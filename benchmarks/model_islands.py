@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 from collections import deque
 
 import numpy as np
@@ -33,7 +34,7 @@ def efficiency(workers: int, islands: int, children: int, chunk: int, sigma: flo
     last_start = [0] * workers  # a counter: ties go to the actor idle longest
     queue: deque = deque()
     events: list[tuple[float, int, int]] = []  # (time, tiebreak, actor >= 0 | -1 - island to breed)
-    left, done, slept, ticks = [0] * islands, [0] * islands, 0.0, iter(range(1 << 62))
+    left, done, slept, ticks = [0] * islands, [0] * islands, 0.0, itertools.count()
 
     def seconds(n: int) -> float:
         factors = np.ones(n) if sigma == 0 else np.exp(sigma * rng.standard_normal(n) - sigma ** 2 / 2)
