@@ -1,17 +1,20 @@
 """What the island barrier alone allows: a discrete-event model of islands on one shared queue.
 
 The island model's generation is a barrier per island: an island breeds its
-next children only when the last chunk of its generation is back. With
+next children only when the last genome of its generation is back. With
 jitter, the actors that finish early idle unless another island has a chunk
-waiting. This model has no CPU cost at all (a fixed hop per chunk and a fixed
+waiting. This model has no CPU cost at all (a fixed hop per call and a fixed
 breeding time per island generation) and W actors taking chunks from one
 queue as `island_dispatch.Dispatcher` does (least loaded actor first, at most
 `lanes` chunks on one, run one after the other), so its efficiency is the
 most any implementation of generational islands can reach at that chunk
 size, on any machine. Smaller chunks shorten the tail but cost Ray calls:
-what bounds them is the CPU (`bench_scale_out.py`).
+what bounds them is the CPU (`bench_scale_out.py`). With `--steal`, an actor
+left idle with nothing queued takes, after one hop, a queued chunk whole or
+the unstarted half of a running one (`stealing.py`), the one with the most
+genomes first; the calls column counts those too.
 
-    .venv/bin/python benchmarks/model_islands.py --workers 64 --chunks 1 2 4 8 16 --sigmas 0 1
+    .venv/bin/python benchmarks/model_islands.py --workers 64 --chunks 1 2 4 8 16 --sigmas 0 1 --steal
 """
 
 from __future__ import annotations
@@ -20,66 +23,104 @@ import argparse
 import heapq
 import itertools
 from collections import deque
+from dataclasses import dataclass, field
 
 import numpy as np
 
 
+@dataclass
+class _Model:
+    workers: int
+    lanes: int
+    hop: float
+    pieces: list[deque] = field(init=False)  # per actor: [island, deque of genome seconds], running first
+    ticks: itertools.count = field(default_factory=itertools.count)
+    events: list = field(default_factory=list)  # (time, tiebreak, kind, who)
+    queue: deque = field(default_factory=deque)
+    calls: int = 0
+
+    def __post_init__(self) -> None:
+        self.pieces = [deque() for _ in range(self.workers)]
+        self.last = [0] * self.workers  # when each actor last got a piece: ties go to the one idle longest
+
+    def give(self, actor: int, piece: list, now: float) -> None:
+        self.calls += 1
+        self.pieces[actor].append(piece)
+        self.last[actor] = next(self.ticks)
+        if len(self.pieces[actor]) == 1:
+            self.at(now + self.hop, "genome", actor)
+
+    def at(self, when: float, kind: str, who: int) -> None:
+        heapq.heappush(self.events, (when, next(self.ticks), kind, who))
+
+    def dispatch(self, now: float, steal: bool) -> None:
+        while self.queue:
+            actor = min(range(self.workers), key=lambda a: (len(self.pieces[a]), self.last[a]))
+            if len(self.pieces[actor]) >= self.lanes:
+                return
+            self.give(actor, self.queue.popleft(), now)
+        for thief in range(self.workers) if steal else ():
+            if not self.pieces[thief] and not self._steal(thief, now):
+                return
+
+    def _steal(self, thief: int, now: float) -> bool:
+        best = max(((len(p[1]) - (i == 0), i, a) for a in range(self.workers)
+                    for i, p in enumerate(self.pieces[a])), default=(0, 0, 0))
+        unstarted, index, victim = best
+        if unstarted < (1 if index else 2):
+            return False
+        if index:  # queued: taken whole
+            piece = self.pieces[victim].pop()
+        else:  # running: the unstarted half
+            running = self.pieces[victim][0]
+            piece = [running[0], deque(running[1].pop() for _ in range(unstarted // 2))]
+            piece[1].reverse()
+        self.give(thief, piece, now + self.hop)
+        return True
+
+
 def efficiency(workers: int, islands: int, children: int, chunk: int, sigma: float, *, lanes: int = 2,
                ms: float = 20.0, generations: int = 10, breed: float = 0.01, hop: float = 0.002,
-               seed: int = 0) -> float:
-    """Sum of the sleeps / W over the time the last island needs for `generations` generations."""
+               seed: int = 0, steal: bool = False) -> tuple[float, float]:
+    """(sum of the sleeps / W over the time the last island needs for `generations` generations,
+    calls per island generation)."""
     rng = np.random.default_rng(seed)
-    load = [0] * workers  # chunks on each actor
-    running: list[deque] = [deque() for _ in range(workers)]  # (island, seconds) in execution order
-    last_start = [0] * workers  # a counter: ties go to the actor idle longest
-    queue: deque = deque()
-    events: list[tuple[float, int, int]] = []  # (time, tiebreak, actor >= 0 | -1 - island to breed)
-    left, done, slept, ticks = [0] * islands, [0] * islands, 0.0, itertools.count()
-
-    def seconds(n: int) -> float:
-        factors = np.ones(n) if sigma == 0 else np.exp(sigma * rng.standard_normal(n) - sigma ** 2 / 2)
-        return float(ms / 1000 * factors.sum())
+    model = _Model(workers, lanes, hop)
+    left, done, slept, end = [0] * islands, [0] * islands, 0.0, 0.0
 
     def submit(island: int) -> None:
         nonlocal slept
-        sizes = [chunk] * (children // chunk) + ([children % chunk] if children % chunk else [])
-        left[island] = len(sizes)
-        for size in sizes:
-            queue.append((island, seconds(size)))
-            slept += queue[-1][1]
-
-    def dispatch(now: float) -> None:
-        while queue:
-            actor = min(range(workers), key=lambda a: (load[a], last_start[a]))
-            if load[actor] >= lanes:
-                return
-            load[actor] += 1
-            last_start[actor] = next(ticks)
-            running[actor].append(queue.popleft())
-            if len(running[actor]) == 1:
-                heapq.heappush(events, (now + hop + running[actor][0][1], next(ticks), actor))
+        factors = np.ones(children) if sigma == 0 else np.exp(sigma * rng.standard_normal(children) - sigma ** 2 / 2)
+        seconds = list(ms / 1000 * factors)
+        slept += sum(seconds)
+        left[island] = children
+        model.queue.extend([island, deque(seconds[a:a + chunk])] for a in range(0, children, chunk))
 
     for island in range(islands):
         submit(island)
-    dispatch(0.0)
-    end = 0.0
-    while events:
-        now, _, who = heapq.heappop(events)
-        if who < 0:  # an island has bred its next generation
-            submit(-1 - who)
+    model.dispatch(0.0, steal)
+    while model.events:
+        now, _, kind, who = heapq.heappop(model.events)
+        if kind == "breed":
+            submit(who)
+        elif kind == "genome":  # actor `who` starts the next genome of its running piece
+            model.at(now + model.pieces[who][0][1][0], "done", who)
+            continue
         else:
-            island, _ = running[who].popleft()
-            load[who] -= 1
-            if running[who]:  # the chunk beside it starts at once
-                heapq.heappush(events, (now + running[who][0][1], next(ticks), who))
-            left[island] -= 1
-            if left[island] == 0:
-                done[island] += 1
+            running = model.pieces[who][0]
+            running[1].popleft()
+            left[running[0]] -= 1
+            if left[running[0]] == 0:
+                done[running[0]] += 1
                 end = max(end, now)
-                if done[island] < generations:
-                    heapq.heappush(events, (now + breed + hop, next(ticks), -1 - island))
-        dispatch(now + hop)
-    return slept / workers / end
+                if done[running[0]] < generations:
+                    model.at(now + breed + hop, "breed", running[0])
+            if not running[1]:
+                model.pieces[who].popleft()
+            if model.pieces[who]:  # the next genome, or the piece beside it, starts at once
+                model.at(now, "genome", who)
+        model.dispatch(now + hop, steal)
+    return slept / workers / end, model.calls / (islands * generations)
 
 
 def main() -> None:
@@ -92,15 +133,19 @@ def main() -> None:
     parser.add_argument("--lanes", type=int, default=2)
     parser.add_argument("--ms", type=float, default=20.0)
     parser.add_argument("--seeds", type=int, default=4, help="jitter draws averaged")
+    parser.add_argument("--steal", action="store_true", help="also model idle actors stealing")
     args = parser.parse_args()
     print(f"W = {args.workers}, {args.islands} islands of {args.children}, t = {args.ms:g} ms, {args.lanes} lanes")
-    print("| genomes per chunk | chunks per generation | " + " | ".join(f"σ = {s:g}" for s in args.sigmas) + " |")
+    print("| genomes per chunk | stealing | " + " | ".join(f"σ = {s:g} (calls)" for s in args.sigmas) + " |")
     print("|---|---|" + "---|" * len(args.sigmas))
     for chunk in args.chunks:
-        cells = [np.mean([efficiency(args.workers, args.islands, args.children, chunk, sigma, lanes=args.lanes,
-                                     ms=args.ms, seed=seed) for seed in range(args.seeds)]) for sigma in args.sigmas]
-        calls = args.islands * -(-args.children // chunk)
-        print(f"| {chunk} | {calls} | " + " | ".join(f"{e:.2f}" for e in cells) + " |", flush=True)
+        for steal in [False, True] if args.steal else [False]:
+            cells = []
+            for sigma in args.sigmas:
+                runs = [efficiency(args.workers, args.islands, args.children, chunk, sigma, lanes=args.lanes,
+                                   ms=args.ms, seed=seed, steal=steal) for seed in range(args.seeds)]
+                cells.append("%.2f (%.0f)" % tuple(np.mean(runs, axis=0)))
+            print(f"| {chunk} | {'yes' if steal else 'no'} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

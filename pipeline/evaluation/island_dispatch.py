@@ -13,9 +13,14 @@ actors while others idle: measured 0.46 of 64 workers at t = 20 ms, σ = 1.
 The `Dispatcher` (an asyncio actor, no CPU of its own) holds one queue and
 sends each chunk to the least loaded actor (join the shortest queue: an idle
 actor first, at most `LANES` chunks on one), so an actor idles only when no
-island has a chunk waiting.
+island has a chunk waiting. When none is waiting, an idle actor steals
+(`stealing.py`): a chunk queued on another actor whole, or the unstarted half
+of a running one, the piece with the most genomes first; the actor's answer
+says where the piece now stops, and the rest becomes a piece of its own at
+the front of the queue. A chunk's result is its pieces' slices in genome
+order, whoever ran them.
 
-A dead actor's chunk goes back to the front of the queue for the others
+A dead actor's pieces go back to the front of the queue for the others
 (counting one attempt, `max_retries` at most) and the actor is reported to
 the driver (`lost`), which replaces it; the successor takes chunks once it
 has built its task (`adopt`).
@@ -27,7 +32,7 @@ import asyncio
 import itertools
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import ray
@@ -47,11 +52,27 @@ FINE_CHUNK_SECONDS = 0.1  # chunks half the default size once one takes at least
 
 @dataclass(eq=False)
 class _Job:
+    """A chunk as a runner sent it; evaluated in pieces once actors steal from it."""
+
     packed: tuple | list  # transport.pack's form
     seeds: list[int]
     future: asyncio.Future
+    slices: dict[int, tuple] = field(default_factory=dict)  # start -> (columns, seconds, start, stop, label)
+    covered: int = 0  # genomes back
     attempts: int = 0  # failures counted against this chunk
-    requeued: int = 0  # times it went back to the queue
+    requeued: int = 0  # times a piece of it went back to the queue
+
+
+@dataclass(eq=False)
+class _Piece:
+    """Genomes [start, stop) of a job; `stop` moves back when an idle actor steals the rest."""
+
+    job: _Job
+    start: int
+    stop: int
+    ticket: int | None = None  # its current dispatch, as the actor knows it
+    stealing: bool = False  # a steal from it is under way
+    spent: bool = False  # a steal took nothing: the rest has begun
 
 
 @dataclass(eq=False)
@@ -60,8 +81,9 @@ class _Lane:
 
     handle: Any
     label: str = ""  # set once it has built its task
-    load: int = 0  # chunks on it now
-    started: int = 0  # when it last got a chunk (a counter): ties go to the one idle longest
+    load: int = 0  # pieces on it now (and a steal it waits for)
+    started: int = 0  # when it last got a piece (a counter): ties go to the one idle longest
+    pieces: list[_Piece] = field(default_factory=list)  # on it now, in execution order
 
 
 class Dispatcher:
@@ -73,7 +95,7 @@ class Dispatcher:
         self.gone: set[int] = set()  # actors found dead
         self.unreported: list[tuple[int, str]] = []  # (number, cause) not yet told to the driver
         self.broken: EvaluationError | None = None  # the task cannot be built: every chunk would fail
-        self.waiting: deque[_Job] = deque()
+        self.waiting: deque[_Piece] = deque()
         self._clock = itertools.count(1)
 
     async def adopt(self, slots: list[Slot]) -> int:
@@ -89,41 +111,75 @@ class Dispatcher:
         told, self.unreported = self.unreported, []
         return told
 
-    async def evaluate(self, chunks: list[list]) -> tuple[list[tuple[dict, float, str]], int]:
-        """Each chunk's (columns, seconds, worker label), in order; and the failures recovered.
-        `chunks`: [packed genomes, seeds] each."""
+    async def evaluate(self, chunks: list[list]) -> tuple[list[list[tuple]], int]:
+        """Per chunk, its slices' (columns, seconds, start, stop, worker label) in genome order;
+        and the failures recovered. `chunks`: [packed genomes, seeds] each."""
         if self.broken is not None:
             raise self.broken
         loop = asyncio.get_running_loop()
         jobs = [_Job(packed, seeds, loop.create_future()) for packed, seeds in chunks]
-        self.waiting.extend(jobs)
+        self.waiting.extend(_Piece(job, 0, len(job.seeds)) for job in jobs)
         self._dispatch()
         results = await asyncio.gather(*(job.future for job in jobs))
         return list(results), sum(job.requeued for job in jobs)
 
     def _dispatch(self) -> None:
-        """Waiting chunks to the least loaded ready actors (an idle actor first), `LANES` at most each."""
+        """Waiting pieces to the least loaded ready actors (an idle actor first), `LANES` at most
+        each; then idle actors steal, if nothing waits."""
         while self.waiting:
             ready = [(lane.load, lane.started, number) for number, lane in self.actors.items() if lane.label]
             if not ready or min(ready)[0] >= LANES:
                 return
-            number = min(ready)[2]
-            job = self.waiting.popleft()
-            if job.future.done():  # another chunk of its batch failed for good
+            piece = self.waiting.popleft()
+            if piece.job.future.done():  # another chunk of its batch failed for good
                 continue
+            number = min(ready)[2]
             lane = self.actors[number]
             lane.load += 1
             lane.started = next(self._clock)
-            asyncio.get_running_loop().create_task(self._run(number, lane, job))
+            piece.ticket, piece.spent = next(self._clock), False
+            lane.pieces.append(piece)
+            asyncio.get_running_loop().create_task(self._run(number, lane, piece))
+        for thief in [lane for lane in self.actors.values() if lane.label and not lane.load]:
+            if not self._steal_for(thief):
+                return
+
+    def _steal_for(self, thief: _Lane) -> bool:
+        """Start taking the unstarted part of a piece on another actor for `thief`; False if none has one."""
+        pieces = [(index > 0, piece.stop - piece.start, lane.started, piece, lane)
+                  for lane in self.actors.values() for index, piece in enumerate(lane.pieces)
+                  if not piece.stealing and not piece.spent and piece.stop - piece.start > 1]
+        if not pieces:
+            return False
+        *_, piece, victim = max(pieces, key=lambda p: p[:3])
+        thief.load += 1  # held for the piece it will get
+        piece.stealing = True
+        asyncio.get_running_loop().create_task(self._steal(thief, victim, piece))
+        return True
+
+    async def _steal(self, thief: _Lane, victim: _Lane, piece: _Piece) -> None:
+        ticket, stop = piece.ticket, piece.stop
+        try:
+            cut = await victim.handle.steal.remote(ticket, piece.start, stop)
+        except RayError:  # the victim is dead: its pieces go back to the queue anyway
+            cut = stop
+        piece.stealing = False
+        thief.load -= 1
+        if cut < stop and piece.ticket == ticket:  # still the dispatch the actor cut
+            piece.stop = cut
+            self.waiting.appendleft(_Piece(piece.job, cut, stop))
+        else:
+            piece.spent = True
+        self._dispatch()
 
     async def _start(self, number: int, setup: Any) -> None:
         try:
             ip, node = await setup
         except RayTaskError as error:
             self.broken = EvaluationError(f"building the task on actor-{number}: {one_line(error.cause)}")
-            for job in self.waiting:
-                if not job.future.done():
-                    job.future.set_exception(self.broken)
+            for piece in self.waiting:
+                if not piece.job.future.done():
+                    piece.job.future.set_exception(self.broken)
             return
         except RayError as error:
             self._gone(number, one_line(error))
@@ -132,18 +188,31 @@ class Dispatcher:
             self.actors[number].label = f"actor-{number}@{ip}/{node[:8]}"
             self._dispatch()
 
-    async def _run(self, number: int, lane: _Lane, job: _Job) -> None:
+    async def _run(self, number: int, lane: _Lane, piece: _Piece) -> None:
+        job = piece.job
         try:
-            columns, seconds = await lane.handle.evaluate.remote(job.packed, job.seeds)
+            slices = await lane.handle.evaluate_range.remote(piece.ticket, job.packed, job.seeds, piece.start,
+                                                             piece.stop)
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
-            job.future.set_exception(EvaluationError(f"a chunk on {lane.label}: {one_line(error.cause)}"))
+            if not job.future.done():
+                job.future.set_exception(EvaluationError(f"a chunk on {lane.label}: {one_line(error.cause)}"))
         except RayError as error:
-            self._retry(job, number, one_line(error))
+            self._retry(piece, number, one_line(error))
         else:
-            job.future.set_result((columns, seconds, lane.label))
+            self._collect(job, [(*part, lane.label) for part in slices])
         finally:
             lane.load -= 1
+            lane.pieces.remove(piece)
             self._dispatch()
+
+    @staticmethod
+    def _collect(job: _Job, slices: list[tuple]) -> None:
+        for part in slices:
+            if part[2] not in job.slices:
+                job.slices[part[2]] = part
+                job.covered += part[3] - part[2]
+        if job.covered == len(job.seeds) and not job.future.done():
+            job.future.set_result([job.slices[start] for start in sorted(job.slices)])
 
     def _gone(self, number: int, cause: str) -> bool:
         """Mark actor `number` dead (True the first time)."""
@@ -154,14 +223,18 @@ class Dispatcher:
         self.unreported.append((number, cause))
         return True
 
-    def _retry(self, job: _Job, number: int, cause: str) -> None:
-        if self._gone(number, cause):  # a chunk only queued behind the culprit counts no attempt
+    def _retry(self, piece: _Piece, number: int, cause: str) -> None:
+        job = piece.job
+        piece.ticket = None  # a steal answered late by the dead actor cuts nothing
+        if self._gone(number, cause):  # a piece only queued behind the culprit counts no attempt
             job.attempts += 1
         job.requeued += 1
+        if job.future.done():
+            return
         if job.attempts >= self.max_retries:
             job.future.set_exception(EvaluationError(f"a chunk failed {job.attempts} attempts; last cause: {cause}"))
         else:
-            self.waiting.appendleft(job)
+            self.waiting.appendleft(piece)
 
 
 class DispatchedEvaluator(Evaluator):
@@ -212,10 +285,12 @@ class DispatchedEvaluator(Evaluator):
         for ticket in tickets:
             ref, bounds = self._running.pop(ticket)
             try:
-                results, failures = ray.get(ref)
+                chunks, failures = ray.get(ref)
             except RayTaskError as error:  # the dispatcher's own EvaluationError, unwrapped
                 raise error.cause from None
-            done[ticket] = merge_chunks(results, bounds, failures)
+            slices = [(offset + a, offset + b, (columns, seconds, label))
+                      for (offset, _), parts in zip(bounds, chunks) for columns, seconds, a, b, label in parts]
+            done[ticket] = merge_chunks([s[2] for s in slices], [s[:2] for s in slices], failures)
             if len(done[ticket].eval_seconds):  # the runner's first batch (the actors' warm-up) left out
                 self.per_member.learn(done[ticket].eval_seconds)
         return done

@@ -35,6 +35,7 @@ from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_
                    merge_chunks, one_line)
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
+from .stealing import Slice, Slices
 from .transport import pack, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
@@ -45,6 +46,7 @@ IN_FLIGHT_PER_ACTOR = 2  # with small chunks: one running, one queued behind it
 POLL_SECONDS = 0.5  # how often timeouts are checked while waiting
 Slot = tuple[Any, int, Any]  # an actor's handle, number and setup ref (`RayEvaluator.slots`)
 DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
+STEAL_GROUP = {"steal": 1}  # a thread of its own for `steal`, beside the one evaluating (`stealing.py`)
 
 
 class _TaskActor:
@@ -54,12 +56,22 @@ class _TaskActor:
         if code is not None:  # the spec's own modules, zipped by the driver
             install_bundle(code)
         self.tasks = TaskCache(task_spec, build_task)
+        self.slices = Slices()
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
     def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
         start = time.perf_counter()
         columns = self.tasks.get(task_spec).evaluate(unpack(packed), seeds)
         return columns, time.perf_counter() - start
+
+    def evaluate_range(self, ticket: int, packed: tuple | list, seeds: list[int], start: int,
+                       stop: int) -> list[Slice]:
+        """Genomes [start, stop) of a chunk, in slices, less what `steal` takes meanwhile."""
+        return self.slices.evaluate(self.tasks.get(None), ticket, unpack(packed), seeds, start, stop)
+
+    @ray.method(concurrency_group="steal")
+    def steal(self, ticket: int, start: int, stop: int) -> int:
+        return self.slices.steal(ticket, start, stop)
 
 
 @dataclass(eq=False)
@@ -114,7 +126,7 @@ class RayEvaluator(Evaluator):
         self._code = None if code is None else ray.put(code)  # one copy in the object store, not one per actor
         self._owns_ray = owns_ray
         self._actor_options = {**DEFAULT_ACTOR_OPTIONS, **actor_options}
-        self._remote = ray.remote(_TaskActor).options(**self._actor_options)
+        self._remote = ray.remote(concurrency_groups=STEAL_GROUP)(_TaskActor).options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
         self._queue: deque[tuple[_Batch, int]] = deque()  # chunks waiting for an actor
