@@ -12,7 +12,8 @@ Every run goes end to end through `pipeline.run(..., address=cluster.address,
 workers=W)` with `wait_for_workers` (the pool's start is measured apart:
 seconds to the first ready actor and to all). Islands: `--islands` islands of
 lambda / islands children each, migrating every `--interval` generations
-(placed migrants sleep nothing and are not counted). In the same run, the
+(placed migrants sleep nothing and are not counted); `islands+steal` the same
+with `execution.steal` (idle actors take work from busy ones). In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes), because W processes waking on 2 cores cost something by
@@ -56,7 +57,8 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
             "seed": 1, "generations": args.generations, "problem_options": {"ms": ms, "sigma": sigma, "bits": 64},
             "genome": {"kind": "sleepy:Bits"}, "population": population,
             "execution": {"code_dir": str(SLEEPY), "handover": False, "wait_for_workers": True}}
-    if algorithm == "islands":
+    if algorithm.startswith("islands"):  # "islands+steal": with `execution.steal`
+        data["execution"]["steal"] = algorithm == "islands+steal"
         population.update(algorithm="mu+lambda", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2}
     return data
@@ -174,7 +176,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         efficiency, slept = run_efficiency(out, scored, workers)
         # The CPU window opens when the driver records generation 0: for islands, when the first
         # epoch (generations 0..interval) has come back, so their window holds the later ones.
-        in_window = int((scored["generation"] > (args.interval if algorithm == "islands" else 0)).sum())
+        in_window = int((scored["generation"] > (args.interval if algorithm.startswith("islands") else 0)).sum())
         durations = durations or slept
         evaluations = int(run.generations()["evaluations"].iloc[-1])  # cumulative
         results.append({"workers": workers, "lam": lam, "ms": ms, "sigma": sigma, "algorithm": algorithm,

@@ -53,7 +53,8 @@ class _Prepared:
                                         connect_timeout=spec.execution.connect_timeout,
                                         expected_batches=_expected_batches(spec, self.algorithm),
                                         code=self.code,
-                                        wait_for_all=spec.execution.wait_for_workers and spec.islands is None)
+                                        wait_for_all=spec.execution.wait_for_workers and spec.islands is None,
+                                        stealing=spec.execution.steal and spec.islands is not None)
 
 
 def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:

@@ -37,6 +37,7 @@ def make_evaluator(
     expected_batches: int | None = None,
     code: bytes | None = None,
     wait_for_all: bool = False,
+    stealing: bool = False,
     **ray_options: Any,
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
@@ -57,7 +58,8 @@ def make_evaluator(
     it to pay, handing over once the actors are ready (`HandoverEvaluator`).
     `code`: a zip of the spec's own modules, unpacked on each actor before it
     builds the task. `wait_for_all`: return once every actor is ready (default:
-    once the first is; the others join as they come up).
+    once the first is; the others join as they come up). `stealing`: actors
+    that the island model's dispatcher can take work back from (`stealing.py`).
     """
     if workers == "auto":
         workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1))
@@ -69,7 +71,8 @@ def make_evaluator(
         return LocalEvaluator(task_spec)
     cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
     pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
-                        start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, **ray_options)
+                        start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, stealing=stealing,
+                        **ray_options)
     if expected_batches is not None and cluster_address(address) is None and not _ray_initialized():
         from .handover import HandoverEvaluator
 

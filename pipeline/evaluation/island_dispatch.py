@@ -13,8 +13,8 @@ actors while others idle: measured 0.46 of 64 workers at t = 20 ms, σ = 1.
 The `Dispatcher` (an asyncio actor, no CPU of its own) holds one queue and
 sends each chunk to the least loaded actor (join the shortest queue: an idle
 actor first, at most `LANES` chunks on one), so an actor idles only when no
-island has a chunk waiting. When none is waiting, an idle actor steals
-(`stealing.py`): a chunk queued on another actor whole, or the unstarted half
+island has a chunk waiting. When none is waiting and `execution.steal` is
+on, an idle actor steals (`stealing.py`): a chunk queued on another actor whole, or the unstarted half
 of a running one, the piece with the most genomes first; the actor's answer
 says where the piece now stops, and the rest becomes a piece of its own at
 the front of the queue. A chunk's result is its pieces' slices in genome
@@ -89,8 +89,9 @@ class _Lane:
 class Dispatcher:
     """A Ray actor (asyncio): the island model's shared queue of chunks (module docstring)."""
 
-    def __init__(self, max_retries: int = 3) -> None:
+    def __init__(self, max_retries: int = 3, steal: bool = False) -> None:
         self.max_retries = max_retries
+        self.steal = steal  # the actors are `_StealingTaskActor`s: idle ones take work from busy ones
         self.actors: dict[int, _Lane] = {}  # by actor number; dead ones removed
         self.gone: set[int] = set()  # actors found dead
         self.unreported: list[tuple[int, str]] = []  # (number, cause) not yet told to the driver
@@ -140,7 +141,7 @@ class Dispatcher:
             piece.ticket, piece.spent = next(self._clock), False
             lane.pieces.append(piece)
             asyncio.get_running_loop().create_task(self._run(number, lane, piece))
-        for thief in [lane for lane in self.actors.values() if lane.label and not lane.load]:
+        for thief in [lane for lane in self.actors.values() if self.steal and lane.label and not lane.load]:
             if not self._steal_for(thief):
                 return
 
@@ -191,8 +192,11 @@ class Dispatcher:
     async def _run(self, number: int, lane: _Lane, piece: _Piece) -> None:
         job = piece.job
         try:
-            slices = await lane.handle.evaluate_range.remote(piece.ticket, job.packed, job.seeds, piece.start,
-                                                             piece.stop)
+            if self.steal:
+                slices = await lane.handle.evaluate_range.remote(piece.ticket, job.packed, job.seeds, piece.start,
+                                                                 piece.stop)
+            else:  # the whole chunk in one call
+                slices = [(*await lane.handle.evaluate.remote(job.packed, job.seeds), 0, len(job.seeds))]
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             if not job.future.done():
                 job.future.set_exception(EvaluationError(f"a chunk on {lane.label}: {one_line(error.cause)}"))

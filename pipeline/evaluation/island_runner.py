@@ -97,8 +97,8 @@ class RayIslands:
         self._spec = spec.model_dump(mode="json")
         self._code = None if code is None else ray.put(code)
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
-        self.dispatcher = ray.remote(Dispatcher).options(num_cpus=0, max_restarts=0,
-                                                         scheduling_strategy=here).remote(pool.max_retries)
+        dispatcher = ray.remote(Dispatcher).options(num_cpus=0, max_restarts=0, scheduling_strategy=here)
+        self.dispatcher = dispatcher.remote(pool.max_retries, pool.stealing)
         self.dispatcher.adopt.remote(pool.slots())
         self._remote = ray.remote(IslandRunner).options(num_cpus=0, max_restarts=0, scheduling_strategy="SPREAD")
         self.runners, self._setups = self._start_runners()

@@ -56,13 +56,22 @@ class _TaskActor:
         if code is not None:  # the spec's own modules, zipped by the driver
             install_bundle(code)
         self.tasks = TaskCache(task_spec, build_task)
-        self.slices = Slices()
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
     def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
         start = time.perf_counter()
         columns = self.tasks.get(task_spec).evaluate(unpack(packed), seeds)
         return columns, time.perf_counter() - start
+
+
+class _StealingTaskActor(_TaskActor):
+    """A task actor that lets an idle one take the unstarted part of its chunk (`stealing.py`).
+    Its second thread (`STEAL_GROUP`) costs about half again the CPU of a plain actor while it
+    sleeps through an evaluation (measured in benchmarks/README.md): a loss where actors share
+    cores, which is why `execution.steal` is off by default."""
+
+    def __init__(self) -> None:
+        self.slices = Slices()
 
     def evaluate_range(self, ticket: int, packed: tuple | list, seeds: list[int], start: int,
                        stop: int) -> list[Slice]:
@@ -113,8 +122,10 @@ class RayEvaluator(Evaluator):
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
-                 code: bytes | None = None, wait_for_all: bool = False, **actor_options: Any) -> None:
+                 code: bytes | None = None, wait_for_all: bool = False, stealing: bool = False,
+                 **actor_options: Any) -> None:
         self.workers = workers
+        self.stealing = stealing  # actors that let the island dispatcher steal (`stealing.py`)
         self.chunk_size = chunk_size
         self.max_retries = max_retries
         self.chunk_timeout = chunk_timeout
@@ -126,7 +137,8 @@ class RayEvaluator(Evaluator):
         self._code = None if code is None else ray.put(code)  # one copy in the object store, not one per actor
         self._owns_ray = owns_ray
         self._actor_options = {**DEFAULT_ACTOR_OPTIONS, **actor_options}
-        self._remote = ray.remote(concurrency_groups=STEAL_GROUP)(_TaskActor).options(**self._actor_options)
+        actor = ray.remote(concurrency_groups=STEAL_GROUP)(_StealingTaskActor) if stealing else ray.remote(_TaskActor)
+        self._remote = actor.options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
         self._queue: deque[tuple[_Batch, int]] = deque()  # chunks waiting for an actor

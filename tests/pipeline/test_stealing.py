@@ -73,8 +73,8 @@ def test_one_long_chunk_is_shared_by_idle_actors_and_scores_what_one_process_sco
     genomes = random_genomes(3000, BIG_LISTS, density=0.5, seed=3)  # ~0.3 s in one chunk
     seeds = evaluation_seeds(5, 0, len(genomes))
     expected = LocalEvaluator(BIG).evaluate(genomes, seeds).columns
-    with make_evaluator(BIG, workers=2, wait_for_all=True) as pool:
-        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote()
+    with make_evaluator(BIG, workers=2, wait_for_all=True, stealing=True) as pool:
+        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote(steal=True)
         assert ray_session.get(dispatcher.adopt.remote(pool.slots())) in (0, 1, 2)
         evaluator = DispatchedEvaluator(dispatcher, workers=2, islands=1, chunk_size=len(genomes))
         scored = evaluator.evaluate(genomes, seeds)
