@@ -82,3 +82,13 @@ def test_one_long_chunk_is_shared_by_idle_actors_and_scores_what_one_process_sco
         assert_same_columns(scored.columns, expected)
         assert len({w.split("@")[0] for w in scored.worker}) == 2  # the idle actor took part of it
         ray_session.kill(dispatcher)
+
+
+@pytest.mark.timeout(300)
+def test_islands_with_stealing_write_the_log_of_an_in_process_run(tmp_path, ray_session):
+    from tests.golden.digest import run_digests
+    from tests.pipeline.test_islands import SETCOVER, _run
+
+    expected = run_digests(_run(tmp_path, SETCOVER, "local", workers=0).path)
+    stolen = _run(tmp_path, SETCOVER, "stolen", workers=2, chunk_size=7, execution__steal=True)
+    assert run_digests(stolen.path) == expected
