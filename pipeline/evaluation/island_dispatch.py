@@ -14,11 +14,11 @@ The `Dispatcher` (an asyncio actor, no CPU of its own) holds one queue and
 sends each chunk to the least loaded actor (join the shortest queue: an idle
 actor first, at most `LANES` chunks on one), so an actor idles only when no
 island has a chunk waiting. When none is waiting and `execution.steal` is
-on, an idle actor steals (`stealing.py`): a chunk queued on another actor whole, or the unstarted half
-of a running one, the piece with the most genomes first; the actor's answer
-says where the piece now stops, and the rest becomes a piece of its own at
-the front of the queue. A chunk's result is its pieces' slices in genome
-order, whoever ran them.
+on, an idle actor steals (`stealing.py`): a chunk queued on another actor
+whole, or the unstarted half of a running one, the piece with the most
+genomes first; the actor's answer says where the piece now stops, and the
+rest becomes a piece of its own at the front of the queue. A chunk's result
+is its pieces' slices in genome order, whoever ran them.
 
 A dead actor's pieces go back to the front of the queue for the others
 (counting one attempt, `max_retries` at most) and the actor is reported to
@@ -212,7 +212,7 @@ class Dispatcher:
     @staticmethod
     def _collect(job: _Job, slices: list[tuple]) -> None:
         for part in slices:
-            if part[2] not in job.slices:
+            if part[2] not in job.slices and (part[3] > part[2] or not job.seeds):  # an empty batch's names
                 job.slices[part[2]] = part
                 job.covered += part[3] - part[2]
         if job.covered == len(job.seeds) and not job.future.done():
@@ -233,7 +233,7 @@ class Dispatcher:
         if self._gone(number, cause):  # a piece only queued behind the culprit counts no attempt
             job.attempts += 1
         job.requeued += 1
-        if job.future.done():
+        if job.future.done() or (piece.start == piece.stop and job.seeds):  # or all of it stolen before it began
             return
         if job.attempts >= self.max_retries:
             job.future.set_exception(EvaluationError(f"a chunk failed {job.attempts} attempts; last cause: {cause}"))

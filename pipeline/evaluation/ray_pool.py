@@ -66,8 +66,8 @@ class _TaskActor:
 
 class _StealingTaskActor(_TaskActor):
     """A task actor that lets an idle one take the unstarted part of its chunk (`stealing.py`).
-    Its second thread (`STEAL_GROUP`) costs about half again the CPU of a plain actor while it
-    sleeps through an evaluation (measured in benchmarks/README.md): a loss where actors share
+    Its second thread (`STEAL_GROUP`) makes it cost about twice the CPU a second of a plain
+    actor (benchmarks/README.md, "Work stealing for islands"): a loss where actors share
     cores, which is why `execution.steal` is off by default."""
 
     def __init__(self) -> None:

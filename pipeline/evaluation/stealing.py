@@ -3,7 +3,7 @@
 Why: an island's generation waits for its slowest chunk, and with evaluation
 times that vary (lognormal σ = 1) the other islands' chunks do not fill the
 actors that finish early: 8 islands of 128 on 64 actors, chunks of 8 genomes,
-keep at most 0.70 of them busy in `benchmarks/model_islands.py`, 0.88 when an
+keep at most 0.70 of them busy in `benchmarks/model_islands.py`, 0.89 when an
 idle actor takes the unstarted half of a running or queued chunk, with about
 twice the calls, not the eight times that chunks of one genome (0.93) cost.
 
@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 __all__ = ["Slices", "SLICE_SECONDS"]
 
-SLICE_SECONDS = 0.005  # a slice's target time: a steal waits at most this long after the running slice
+SLICE_SECONDS = 0.005  # a slice's target: few `evaluate` calls for a cheap task, little begun for a steal to miss
 REMEMBERED = 256  # finished chunks remembered, so a late steal of one takes nothing
 
 Slice = tuple[Any, float, int, int]  # (the task's columns, seconds, start, stop) in chunk coordinates

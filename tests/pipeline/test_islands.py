@@ -208,7 +208,8 @@ def _until(condition, timeout: float = 60.0) -> None:
 
 
 @pytest.mark.timeout(180)
-def test_the_shared_queue_loses_no_work_when_an_actor_dies_and_the_driver_replaces_it(ray_session):
+@pytest.mark.parametrize("steal", [False, True], ids=["whole-chunks", "stealing"])
+def test_the_shared_queue_loses_no_work_when_an_actor_dies_and_the_driver_replaces_it(ray_session, steal):
     import threading
 
     from pipeline.evaluation import LocalEvaluator, evaluation_seeds, make_evaluator
@@ -218,8 +219,8 @@ def test_the_shared_queue_loses_no_work_when_an_actor_dies_and_the_driver_replac
     genomes = random_genomes(8000, BIG_LISTS, density=0.5)  # ~1 s of compute in 32 chunks
     seeds = evaluation_seeds(11, 0, len(genomes))
     expected = LocalEvaluator(BIG).evaluate(genomes, seeds).columns
-    with make_evaluator(BIG, workers=2, wait_for_all=True) as pool:
-        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote()
+    with make_evaluator(BIG, workers=2, wait_for_all=True, stealing=steal) as pool:
+        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote(steal=steal)
         ready = lambda: ray_session.get(dispatcher.adopt.remote(pool.slots()))  # noqa: E731
         _until(lambda: ready() == 2)
         evaluator = DispatchedEvaluator(dispatcher, workers=2, islands=1, chunk_size=250)
