@@ -25,12 +25,7 @@ sys.path.insert(0, str(ROOT))
 SLEEPY = ROOT / "benchmarks" / "sleepy"
 
 import numpy as np  # noqa: E402
-
-
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from cpu_roles import cpu_seconds  # noqa: E402
 
 
 def per_genome(ray, handle, method: str, chunk: int, genomes: int, ms: float) -> float:
@@ -39,13 +34,13 @@ def per_genome(ray, handle, method: str, chunk: int, genomes: int, ms: float) ->
 
     packed, seeds = pack([np.zeros(64, bool)] * chunk), list(range(chunk))
     pid = ray.get(handle.__ray_call__.remote(lambda actor: os.getpid()))
-    before = _cpu_seconds(pid)
+    before = cpu_seconds(pid)
     for call in range(0, genomes // chunk, 2):
         if method == "evaluate":
             ray.get([handle.evaluate.remote(packed, seeds) for _ in range(2)])
         else:
             ray.get([handle.evaluate_range.remote(call + k, packed, seeds, 0, chunk) for k in range(2)])
-    return (_cpu_seconds(pid) - before) / genomes * 1000
+    return (cpu_seconds(pid) - before) / genomes * 1000
 
 
 def main() -> None:

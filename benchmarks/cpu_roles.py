@@ -33,6 +33,13 @@ def _role(command: str) -> str | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def _readings() -> dict[int, tuple[str, float]]:
     """(role, CPU seconds) of every Ray process now, by pid (this process excluded: see `driver`)."""
     found = {}
@@ -44,9 +51,7 @@ def _readings() -> dict[int, tuple[str, float]]:
                 role = _role(f.read().replace(b"\0", b" ").decode(errors="replace"))
             if role is None:
                 continue
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            found[int(entry)] = (role, (int(fields[11]) + int(fields[12])) / _TICK)
+            found[int(entry)] = (role, cpu_seconds(int(entry)))
         except (OSError, IndexError, ValueError):  # the process ended while being read
             continue
     return found

@@ -69,10 +69,16 @@ def make_evaluator(
         )
     if workers == 0:
         return LocalEvaluator(task_spec)
-    cpus = math.ceil(workers * ray_options.get("num_cpus", 1))
     pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
                         start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, stealing=stealing,
                         **ray_options)
+    return _ray_evaluator(task_spec, workers, address, connect_timeout, expected_batches, pool_options)
+
+
+def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_timeout: float,
+                   expected_batches: int | None, pool_options: dict) -> Evaluator:
+    """The pool of `workers` actors, or on an embedded Ray the hand-over to it (`make_evaluator`)."""
+    cpus = math.ceil(workers * pool_options.get("num_cpus", 1))
     if expected_batches is not None and cluster_address(address) is None and not _ray_initialized():
         from .handover import HandoverEvaluator
 

@@ -141,22 +141,23 @@ class Dispatcher:
             piece.ticket, piece.spent = next(self._clock), False
             lane.pieces.append(piece)
             asyncio.get_running_loop().create_task(self._run(number, lane, piece))
-        for thief in [lane for lane in self.actors.values() if self.steal and lane.label and not lane.load]:
-            if not self._steal_for(thief):
-                return
+        if self.steal:
+            self._steal_for_idle()
 
-    def _steal_for(self, thief: _Lane) -> bool:
-        """Start taking the unstarted part of a piece on another actor for `thief`; False if none has one."""
-        pieces = [(index > 0, piece.stop - piece.start, lane.started, piece, lane)
-                  for lane in self.actors.values() for index, piece in enumerate(lane.pieces)
-                  if not piece.stealing and not piece.spent and piece.stop - piece.start > 1]
-        if not pieces:
-            return False
-        *_, piece, victim = max(pieces, key=lambda p: p[:3])
-        thief.load += 1  # held for the piece it will get
-        piece.stealing = True
-        asyncio.get_running_loop().create_task(self._steal(thief, victim, piece))
-        return True
+    def _steal_for_idle(self) -> None:
+        """Each idle actor starts taking the unstarted part of a piece on another actor: queued
+        pieces first, then the biggest."""
+        thieves = [lane for lane in self.actors.values() if lane.label and not lane.load]
+        if not thieves:
+            return
+        pieces = sorted(((index > 0, piece.stop - piece.start, lane.started, piece, lane)
+                         for lane in self.actors.values() for index, piece in enumerate(lane.pieces)
+                         if not piece.stealing and not piece.spent and piece.stop - piece.start > 1),
+                        key=lambda p: p[:3], reverse=True)
+        for thief, (*_, piece, victim) in zip(thieves, pieces):
+            thief.load += 1  # held for the piece it will get
+            piece.stealing = True
+            asyncio.get_running_loop().create_task(self._steal(thief, victim, piece))
 
     async def _steal(self, thief: _Lane, victim: _Lane, piece: _Piece) -> None:
         ticket, stop = piece.ticket, piece.stop
