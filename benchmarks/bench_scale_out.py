@@ -13,13 +13,14 @@ workers=W)` with `wait_for_workers` (the pool's start is measured apart:
 seconds to the first ready actor and to all). Islands: `--islands` islands of
 lambda / islands children each, migrating every `--interval` generations
 (placed migrants sleep nothing and are not counted); `islands+steal` the same
-with `execution.steal` (idle actors take work from busy ones). In the same run, the
+with `execution.steal` (idle actors take work from busy ones); `islands/16` (or
+`islands+steal/16`) with `execution.chunk_size = 16`. In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes), because W processes waking on 2 cores cost something by
 themselves. Beside each efficiency, from the end of generation 0 to the end of
 the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
-actors, island runners and their dispatcher, the driver) and how many cores
+actors, island runners, their dispatcher, the driver) and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
 a fixed cost per second), and the same for the ceiling: on a machine with
 fewer cores than processes, CPU is what bounds the efficiency.
@@ -53,12 +54,15 @@ from cpu_roles import CpuByRole  # noqa: E402
 
 def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Namespace) -> dict:
     population = {"size": max(2, lam // 2), "offspring": lam, "algorithm": algorithm, "tournament": 2}
-    data = {"name": "scale-" + algorithm.replace("+", "-plus-").replace(",", "-comma-"), "problem": "sleepy:Sleepy",
+    name = algorithm.replace("/", "-chunk-").replace("+", "-plus-").replace(",", "-comma-")
+    data = {"name": "scale-" + name, "problem": "sleepy:Sleepy",
             "seed": 1, "generations": args.generations, "problem_options": {"ms": ms, "sigma": sigma, "bits": 64},
             "genome": {"kind": "sleepy:Bits"}, "population": population,
             "execution": {"code_dir": str(SLEEPY), "handover": False, "wait_for_workers": True}}
-    if algorithm.startswith("islands"):  # "islands+steal": with `execution.steal`
-        data["execution"]["steal"] = algorithm == "islands+steal"
+    if algorithm.startswith("islands"):  # "islands+steal": with `execution.steal`; "islands/16": chunks of 16
+        data["execution"]["steal"] = algorithm.split("/")[0] == "islands+steal"
+        if "/" in algorithm:
+            data["execution"]["chunk_size"] = int(algorithm.split("/")[1])
         population.update(algorithm="mu+lambda", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2}
     return data
@@ -211,10 +215,10 @@ def _median_by_role(rounds: list[dict[str, float]]) -> dict[str, float]:
 
 
 def _roles(ms: dict[str, float]) -> str:
-    """CPU ms per evaluation (actors / island runners and dispatcher / driver); cores busy (Ray's daemons)."""
+    """CPU ms per evaluation (actors / island runners / their dispatcher / driver); cores busy (Ray's daemons)."""
     if not ms:
         return "-"
-    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "driver")) + \
+    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "dispatcher", "driver")) + \
         f"; {ms.get('cores', 0.0):.2f} ({ms.get('ray_cores', 0.0):.2f})"
 
 
@@ -243,7 +247,7 @@ def main() -> None:
     args = parser.parse_args()
 
     print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
-          "evaluation: actors / runners / driver; cores busy (Ray's daemons) | the ceiling's |", flush=True)
+          "evaluation: actors / runners / dispatcher / driver; cores busy (Ray's daemons) | the ceiling's |", flush=True)
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     roles = CpuByRole().start()
     try:

@@ -19,7 +19,7 @@ from collections import Counter
 PERIOD = 1.0  # a reading held the driver's GIL ~20 ms at 64 workers under load (py-spy): once a second
 _TICK = os.sysconf("SC_CLK_TCK")
 ROLES = {"ray::_TaskActor": "actors", "ray::_StealingTaskActor": "actors", "ray::Sleeper": "actors",
-         "ray::IslandRunner": "runners", "ray::Dispatcher": "runners"}  # anything else of Ray's: "ray"
+         "ray::IslandRunner": "runners", "ray::Dispatcher": "dispatcher"}  # anything else of Ray's: "ray"
 
 
 def _role(command: str) -> str | None:
