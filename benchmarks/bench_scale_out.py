@@ -13,8 +13,9 @@ workers=W)` with `wait_for_workers` (the pool's start is measured apart:
 seconds to the first ready actor and to all). Islands: `--islands` islands of
 lambda / islands children each, migrating every `--interval` generations
 (placed migrants sleep nothing and are not counted); `islands+steal` the same
-with `execution.steal` (idle actors take work from busy ones); `islands/16` (or
-`islands+steal/16`) with `execution.chunk_size = 16`. In the same run, the
+with `execution.steal` (idle actors take work from busy ones); `islands+lag` with
+`islands.lag = 1` (no island waits for another at a migration); `islands/16` (or
+`islands+steal/16`, ...) with `execution.chunk_size = 16`. In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes), because W processes waking on 2 cores cost something by
@@ -59,12 +60,13 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
             "seed": 1, "generations": args.generations, "problem_options": {"ms": ms, "sigma": sigma, "bits": 64},
             "genome": {"kind": "sleepy:Bits"}, "population": population,
             "execution": {"code_dir": str(SLEEPY), "handover": False, "wait_for_workers": True}}
-    if algorithm.startswith("islands"):  # "islands+steal": with `execution.steal`; "islands/16": chunks of 16
-        data["execution"]["steal"] = algorithm.split("/")[0] == "islands+steal"
+    if algorithm.startswith("islands"):  # "islands+steal+lag/16": execution.steal, islands.lag = 1, chunks of 16
+        flags = algorithm.split("/")[0].split("+")[1:]
+        data["execution"]["steal"] = "steal" in flags
         if "/" in algorithm:
             data["execution"]["chunk_size"] = int(algorithm.split("/")[1])
         population.update(algorithm="mu+lambda", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
-        data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2}
+        data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2, "lag": int("lag" in flags)}
     return data
 
 

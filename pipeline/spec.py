@@ -302,6 +302,8 @@ class RunSpec(_Strict):
             del content["population"]["restart_after"], content["population"]["restart_keep"]
         if content["islands"] is None:
             del content["islands"]
+        elif content["islands"]["lag"] == 0:
+            del content["islands"]["lag"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 

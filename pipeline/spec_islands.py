@@ -24,6 +24,10 @@ class Islands(BaseModel):
     migrants: int = Field(1, ge=0, le=100_000, description="best members each island sends per migration")
     topology: Literal["ring", "random", "full"] = Field(
         "ring", description="ring: to the next island; random: to one other island drawn per migration; full: to all")
+    lag: int = Field(0, ge=0, le=1, description=(
+        "0: migrants leave from their source's population as it is at the migration, so each island waits "
+        "for its sources; 1: from the source's population at the migration before (generation 0 for the "
+        "first), so no island waits for another"))
 
 
 ISLAND_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")

@@ -116,7 +116,7 @@ class RayIslands:
         runners = [self._remote.remote() for _ in range(self.plan.count)]
         return runners, [r.setup.remote(self._spec, self._code, self.dispatcher) for r in runners]
 
-    def begin(self, homes: list[list[Member]], first: int) -> None:
+    def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
         if self._begun:  # a restart: fresh runners, nothing of the old ones' queued epochs
             for runner in self.runners:
                 ray.kill(runner)
@@ -124,6 +124,8 @@ class RayIslands:
             self._running.clear()
         self._begun = True
         self._leaving = [ray.put(_bare(home)) for home in homes]  # refs of each island's latest population
+        # islands.lag: generation g -> refs of the islands' populations (or emigrants) chosen after g
+        self._chosen = {self.plan.pool_point(first - 1): [ray.put(_bare(pool)) for pool in pools]} if pools else {}
         self._first, self._migrate = first, False  # the homes are settled already
 
     def _submit_round(self) -> None:
@@ -131,13 +133,17 @@ class RayIslands:
         first, last = self._first, self.plan.epoch_last(self._first, self.end)
         migrate = self._migrate and self.plan.migrates_after(first - 1)
         routes = [self.plan.sources(first - 1, i) if migrate else [] for i in range(self.plan.count)]
+        sources = self._chosen.get(self.plan.emigration(first - 1)) if self.plan.lagged() else self._leaving
         leaving = []
         for island, runner in enumerate(self.runners):
-            inputs = [self._leaving[island], *(self._leaving[s] for s in routes[island])]
+            inputs = [self._leaving[island], *(sources[s] for s in routes[island])]
             log, population = runner.run_epoch.options(num_returns=2).remote(
                 island, first, last, self.pool.workers, migrate, *inputs)
             self._running[log] = island
             leaving.append(population)
+        if self.plan.lagged() and last == self.plan.pool_point(last):
+            self._chosen = {g: refs for g, refs in self._chosen.items() if g >= self.plan.emigration(last)}
+            self._chosen[last] = leaving
         self._leaving, self._first, self._migrate = leaving, last + 1, True
 
     def busy(self) -> bool:

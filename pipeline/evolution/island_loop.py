@@ -25,6 +25,8 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+from operators.migration import emigrants
+
 from ..evaluation import EvaluationError
 from .algorithms import Algorithm
 from .islands import IslandGeneration, Plan, evolve, migrated, populations
@@ -52,7 +54,7 @@ class IslandsLost(RuntimeError):
 class Backend(Protocol):
     """Where islands run: `begin` at once; `results` gives the epochs finished since, in any order."""
 
-    def begin(self, homes: list[list[Member]], first: int) -> None: ...
+    def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None: ...
 
     def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]: ...
 
@@ -67,10 +69,12 @@ class InProcessIslands:
     def __init__(self, algorithm: Algorithm, scorer: Scorer, plan: Plan, end: int) -> None:
         self.algorithm, self.scorer, self.plan, self.end = algorithm, scorer, plan, end
         self.homes: list[list[Member]] = []
+        self.pools: dict[int, list[Member]] = {}  # islands.lag: each island's emigrants, one migration back
         self.first = end + 1
 
-    def begin(self, homes: list[list[Member]], first: int) -> None:
+    def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
         self.homes, self.first = [list(h) for h in homes], first
+        self.pools = dict(enumerate(pools))
 
     def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]:
         if not self.busy():
@@ -80,7 +84,10 @@ class InProcessIslands:
         for island, home in enumerate(self.homes):
             done, leaving[island] = evolve(self.algorithm, self.scorer, self.plan, island, home, first, last)
             finished.append((island, done))
-        self.homes = [migrated(self.plan, last, i, leaving)[0] for i in range(self.plan.count)]
+        sources = self.pools if self.plan.lagged() else leaving
+        self.homes = [migrated(self.plan, last, i, {**sources, i: leaving[i]})[0] for i in range(self.plan.count)]
+        if self.plan.lagged() and last == self.plan.pool_point(last):
+            self.pools = {i: emigrants(leaving[i], self.plan.migrants) for i in leaving}
         self.first = last + 1
         return finished
 
@@ -133,12 +140,18 @@ class IslandLoop:
                                  f"the spec's island model expects {count} and {expected}")
             homes = [list(p) for p in state.populations]
         self.homes = {i: (state.generation, homes[i]) for i in range(count)}  # where each island's next epoch starts
+        pools = state.emigrants if self.plan.lagged() and state.generation >= 0 else []
+        if self.plan.lagged() and state.generation >= 0 and len(pools) != count:
+            raise ValueError(f"the checkpoint after generation {state.generation} holds {len(pools)} emigrant "
+                             f"pool(s); islands.lag = 1 with {count} islands expects {count}")
+        # islands.lag: (island, g) -> the emigrants chosen after g for the migration one interval later
+        self.pools = {(i, self.plan.pool_point(state.generation)): pool for i, pool in enumerate(pools)}
         self.inbox: dict[tuple[int, int], list[IslandGeneration]] = {}  # (island, first generation) -> epoch
         self.done: dict[int, dict[int, list]] = {}  # generation -> island -> [scored, population, failures, finished]
         self.leaving: dict[tuple[int, int], list[Member]] = {}  # (island, m): its population before migrating
         self.arrived: dict[tuple[int, int], list[Member]] = {}  # (island, m): the migrants it took in
         self._finished = time.time()  # when the last island finished the last recorded generation
-        self.backend.begin(homes, state.generation + 1)
+        self.backend.begin(homes, state.generation + 1, pools)
 
     def _receive(self, state: State, timeout: float) -> None:
         try:
@@ -169,6 +182,8 @@ class IslandLoop:
                 self.done.setdefault(done.generation, {})[island] = [done.scored, alive, done.failures, done.finished]
             last = epoch[-1].generation
             self.leaving[(island, last)] = self.done[last][island][1]
+            if self.plan.lagged() and last == self.plan.pool_point(last):
+                self.pools[(island, last)] = emigrants(self.leaving[(island, last)], self.plan.migrants)
             del self.homes[island]
         for island in range(self.plan.count):
             progress |= self._settle(island)
@@ -181,10 +196,11 @@ class IslandLoop:
             return False
         m = max(ends)
         sources = self.plan.sources(m, island) if self.plan.migrates_after(m) else []
-        if any((s, m) not in self.leaving for s in sources):
+        basis, kept = self.plan.emigration(m), self.pools if self.plan.lagged() else self.leaving
+        if any((s, basis) not in kept for s in sources):
             return False
         population, self.arrived[(island, m)] = migrated(
-            self.plan, m, island, {i: self.leaving[(i, m)] for i in [island, *sources]})
+            self.plan, m, island, {**{s: kept[(s, basis)] for s in sources}, island: self.leaving[(island, m)]})
         self.done[m][island][1] = population
         self.homes[island] = (m, population)
         return True
@@ -205,6 +221,10 @@ class IslandLoop:
             self.leaving.pop((i, generation), None)
         state = replace(state, generation=generation, populations=[done[i][1] for i in islands],
                         next_id=self.plan.next_id(generation + 1))
+        if self.plan.lagged():  # the pools the next migration takes; older ones are spent
+            chosen = self.plan.pool_point(generation)
+            self.pools = {key: pool for key, pool in self.pools.items() if key[1] >= chosen}
+            state = replace(state, emigrants=[self.pools[(i, chosen)] for i in islands], emigrants_from=chosen)
         state = self.tracker.update(state, scored)
         finished = max(done[i][3] for i in islands)
         seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)

@@ -62,6 +62,7 @@ class Plan:
     size: int  # per island
     offspring: int  # per island and generation
     seed: int
+    lag: int = 0  # 1: migrants leave from their source's population one migration earlier
     _routes: dict[int, list[list[int]]] = field(default_factory=dict, compare=False, hash=False, repr=False)
     _placed: list[int] = field(default_factory=lambda: [0], compare=False, hash=False, repr=False)
 
@@ -70,7 +71,7 @@ class Plan:
         islands = spec.islands
         assert islands is not None
         return cls(islands.count, islands.interval, islands.migrants, islands.topology, spec.population.size,
-                   spec.population.offspring, spec.seed)
+                   spec.population.offspring, spec.seed, islands.lag)
 
     def migrates_after(self, generation: int) -> bool:
         return self.count > 1 and self.migrants > 0 and self.is_epoch_end(generation)
@@ -80,8 +81,25 @@ class Plan:
 
     def epoch_last(self, first: int, end: int) -> int:
         """The last generation of an epoch starting at `first`: the next multiple of `interval`
-        (islands report back there, migrating or not), at most the run's `end`."""
+        (islands report back there, migrating or not), at most the run's `end`. With `lag`,
+        generation 0 is an epoch of its own: the first migration's emigrants leave from it."""
+        if first == 0 and self.lagged():
+            return 0
         return min(-(-max(first, 1) // self.interval) * self.interval, end)
+
+    def lagged(self) -> bool:
+        """Whether migrants leave from their sources' populations one migration earlier."""
+        return self.lag > 0 and self.count > 1 and self.migrants > 0
+
+    def emigration(self, generation: int) -> int:
+        """The generation whose populations the migrants placed after `generation` leave from:
+        `generation` itself, or with `lag` the migration point before (0 for the first)."""
+        return generation - self.interval if self.lagged() else generation
+
+    def pool_point(self, generation: int) -> int:
+        """With `lag`: the latest generation <= `generation` whose emigrant pools a later migration
+        takes (0 or a multiple of `interval`)."""
+        return generation - generation % self.interval
 
     def sources(self, generation: int, island: int) -> list[int]:
         """The islands whose emigrants arrive at `island` after `generation`, in island order."""

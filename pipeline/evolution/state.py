@@ -44,6 +44,8 @@ class State:
     elapsed: float = 0.0  # seconds spent in generations, over every session of the run
     rows: list[dict[str, Any]] = field(default_factory=list)  # generations.parquet so far
     extra: dict[str, Any] = field(default_factory=dict)  # an algorithm's own (JSON) state
+    emigrants: list[list[Member]] = field(default_factory=list)  # islands.lag: pools of the next migration
+    emigrants_from: int = 0  # the generation those pools were chosen after
 
     @property
     def population(self) -> list[Member]:
@@ -69,4 +71,7 @@ class State:
             record["islands"] = [len(island) for island in self.populations]
         if self.extra:
             record["algorithm"] = self.extra
+        if self.emigrants:
+            record["emigrants"] = [[m.id for m in pool] for pool in self.emigrants]
+            record["emigrants_from"] = self.emigrants_from
         return record

@@ -125,15 +125,11 @@ class Recorder:
     def restore(self, checkpoint: dict[str, Any], rows: list[dict[str, Any]]) -> State:
         """The state a verified checkpoint names (see verify.py), members read back from the log."""
         generation = int(checkpoint["generation"])
-        wanted = set(checkpoint["population"]) | set(checkpoint["hall_of_fame"])
-        frame = self.rundir.read_individuals(range(0, generation + 1))
-        # A re-evaluated survivor has a row per generation it was scored in: the last one is current.
-        frame = frame[frame["id"].isin(wanted)].sort_values("generation", kind="stable").drop_duplicates("id", keep="last")
-        members = {m.id: m for m in map(self._member, frame.to_dict("records"))}
-        missing = wanted - set(members)
-        if missing:
-            raise ValueError(f"{self.rundir.path}: the log lacks individuals {sorted(missing)[:5]} named by the checkpoint")
+        log = self.rundir.read_individuals(range(0, generation + 1))
+        members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
+        pools, chosen = checkpoint.get("emigrants") or [], int(checkpoint.get("emigrants_from", 0))
+        as_chosen = self._members(log, {i for pool in pools for i in pool}, chosen)  # their scores then
         sizes = checkpoint.get("islands") or [len(population)]
         islands, start = [], 0
         for size in sizes:
@@ -144,7 +140,19 @@ class Recorder:
                      next_id=int(checkpoint["next_id"]), evaluations=int(checkpoint["evaluations"]),
                      best_so_far=checkpoint["best_primary"], stagnant=int(checkpoint["stagnant"]),
                      elapsed=float(checkpoint["elapsed_seconds"]), rows=list(rows),
-                     extra=dict(checkpoint.get("algorithm") or {}))
+                     extra=dict(checkpoint.get("algorithm") or {}),
+                     emigrants=[[as_chosen[i] for i in pool] for pool in pools], emigrants_from=chosen)
+
+    def _members(self, log: Any, wanted: set[int], upto: int) -> dict[int, Member]:
+        """The members `wanted` as the log has them after generation `upto`."""
+        # A re-evaluated survivor has a row per generation it was scored in: the last one is current.
+        frame = log[log["id"].isin(wanted) & (log["generation"] <= upto)]
+        frame = frame.sort_values("generation", kind="stable").drop_duplicates("id", keep="last")
+        members = {m.id: m for m in map(self._member, frame.to_dict("records"))}
+        missing = wanted - set(members)
+        if missing:
+            raise ValueError(f"{self.rundir.path}: the log lacks individuals {sorted(missing)[:5]} named by the checkpoint")
+        return members
 
     def _member(self, row: dict[str, Any]) -> Member:
         columns = {k: scalar(v) for k, v in row.items() if k not in _LOG_COLUMNS}

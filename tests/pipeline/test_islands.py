@@ -4,7 +4,6 @@ uninterrupted run leaves, and ids and migrations that match the operators they a
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from tests.pipeline.test_runs import NIM_SPEC, SETCOVER_SPEC
 ISLANDS = "\n[islands]\ncount = 3\ninterval = 2\nmigrants = 2\n"
 SAMPLED = NIM_SPEC.format(generations=7, kind="table", games=30) + ISLANDS  # survivors re-scored
 SETCOVER = SETCOVER_SPEC.replace("generations = 4", "generations = 7") + ISLANDS + 'topology = "random"\n'
+LAG = "lag = 1\n"  # appended to the [islands] section above
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,7 +50,7 @@ def _run(tmp_path: Path, text: str, out: str, **overrides) -> pipeline.Run:
 @pytest.mark.parametrize("text", [SAMPLED, SETCOVER], ids=["nim-sampled-ring", "setcover-random"])
 def test_the_log_says_which_island_did_what_and_migrants_move(tmp_path, text):
     run = _run(tmp_path, text, "run")
-    spec, count = run.spec, 3
+    spec = run.spec
     size, offspring = spec.population.size, spec.population.offspring
     plan = Plan.of(spec)
     rows = run.individuals()
@@ -92,8 +92,9 @@ def test_the_log_says_which_island_did_what_and_migrants_move(tmp_path, text):
     assert "islands: 3 of" in (run.path / "report" / "summary.md").read_text()
 
 
-def test_same_log_on_0_1_and_2_workers_and_a_stop_on_ray_discards_the_epoch_in_flight(tmp_path, ray_session):
-    text = SAMPLED.replace("generations = 7", "generations = 5")
+@pytest.mark.parametrize("lag", ["", LAG], ids=["synchronous", "lagged"])
+def test_same_log_on_0_1_and_2_workers_and_a_stop_on_ray_discards_the_epoch_in_flight(tmp_path, ray_session, lag):
+    text = SAMPLED.replace("generations = 7", "generations = 5") + lag
     local = _run(tmp_path, text, "local", workers=0)
     expected = run_digests(local.path)
     assert run_digests(_run(tmp_path, text, "one", workers=1).path) == expected
@@ -126,9 +127,10 @@ def _killed(tmp_path: Path, spec: Path, name: str, kill_at: int) -> Path:
 
 # Killed while generation k is being written: resume starts after k - 1 (on disk) or k. With
 # interval 2, k = 4 resumes mid-epoch (3) or after a migration (4); k = 5 after it or mid-epoch.
+@pytest.mark.parametrize("lag", ["", LAG], ids=["synchronous", "lagged"])
 @pytest.mark.parametrize("kill_at", [4, 5])
-def test_sigkill_then_resume_gives_the_uninterrupted_log(tmp_path, kill_at):
-    spec = _spec(tmp_path, SAMPLED)
+def test_sigkill_then_resume_gives_the_uninterrupted_log(tmp_path, kill_at, lag):
+    spec = _spec(tmp_path, SAMPLED + lag)
     whole = pipeline.run(spec, out=str(tmp_path / "whole"))
     killed = _killed(tmp_path, spec, "killed", kill_at)
     assert (killed / "individuals" / f"gen-{kill_at - 1:06d}.parquet").exists()
@@ -137,12 +139,38 @@ def test_sigkill_then_resume_gives_the_uninterrupted_log(tmp_path, kill_at):
     assert run_digests(killed) == run_digests(whole.path)
 
 
-def test_a_run_killed_in_process_resumes_on_ray_workers_to_the_same_log(tmp_path, ray_session):
-    spec = _spec(tmp_path, SETCOVER)
+@pytest.mark.parametrize("lag", ["", LAG], ids=["synchronous", "lagged"])
+def test_a_run_killed_in_process_resumes_on_ray_workers_to_the_same_log(tmp_path, ray_session, lag):
+    spec = _spec(tmp_path, SETCOVER + lag)
     whole = pipeline.run(spec, out=str(tmp_path / "whole"))
     killed = _killed(tmp_path, spec, "killed", 3)
     pipeline.resume(killed, workers=2)
     assert run_digests(killed) == run_digests(whole.path)
+
+
+def test_lagged_migrants_are_the_best_of_their_source_one_migration_earlier(tmp_path):
+    """With `lag = 1` the migrants placed after g are the best of their source island as it was
+    after g - interval (before that migration's arrivals), so no island waits for another's epoch."""
+    from pipeline.evolution.parts import build_parts
+
+    run = _run(tmp_path, SETCOVER.replace('topology = "random"', 'topology = "ring"').replace(
+        "generations = 7", "generations = 9") + LAG, "lagged")
+    plan, objectives = Plan.of(run.spec), build_parts(run.spec).objectives
+    rows, alive = run.individuals(), run.populations()
+    placed = rows[(rows.origin == "migrant") & (rows.born == rows.generation)]
+    checked = 0
+    for m in range(plan.interval, 10, plan.interval):
+        basis = m - plan.interval
+        for island in range(plan.count):
+            [source] = plan.sources(m, island)
+            home = alive[(alive.generation == basis) & (alive.island == source)]
+            home = home[~((home.origin == "migrant") & (home.born == basis))]  # arrived after basis
+            value = {int(r["id"]): objectives.fitness(r).wvalues for _, r in home.iterrows()}
+            parents = [int(p[0]) for p in placed[(placed.generation == m) & (placed.island == island)].parents]
+            assert len(parents) == plan.migrants and set(parents) <= set(value)
+            assert sorted(value[p] for p in parents) == sorted(value.values())[-plan.migrants:]
+            checked += 1
+    assert checked == 4 * plan.count
 
 
 @pytest.mark.parametrize("change, message", [
@@ -150,10 +178,13 @@ def test_a_run_killed_in_process_resumes_on_ray_workers_to_the_same_log(tmp_path
     ("count = 3", "islands.count: must be >= 1 (got 0)"),
     ("migrants = 2", "islands.migrants: must be < population.size = 6, as each island keeps its best (got 6)"),
     ("interval = 2", "islands.cont: unknown key; did you mean 'count'?"),
+    ("migrants = 2", "islands.lag: must be <= 1 (got 2)"),
 ])
 def test_a_bad_islands_section_is_one_line_naming_the_field(tmp_path, change, message):
     bad = {'topology = "random"': 'topology = "star"', "count = 3": "count = 0", "migrants = 2": "migrants = 6",
            "interval = 2": "interval = 2\ncont = 3"}[change]
+    if "lag" in message:
+        bad = "migrants = 2\nlag = 2"
     with pytest.raises(SpecError) as raised:
         load_spec(_spec(tmp_path, SETCOVER.replace(change, bad)))
     assert "\n" not in str(raised.value) and message in str(raised.value)
@@ -163,6 +194,11 @@ def test_islands_change_the_fingerprint_and_refuse_an_algorithm_they_cannot_run(
     plain = load_spec(_spec(tmp_path, SETCOVER_SPEC, "plain"))
     islands = load_spec(_spec(tmp_path, SETCOVER, "islands"))
     assert plain.islands is None and plain.fingerprint() != islands.fingerprint()
+    # lag = 0 is what runs made before the key did: the same run id; lag = 1 is another run
+    for folder, lag in (("zero", "lag = 0\n"), ("one", LAG)):
+        (tmp_path / folder).mkdir()
+        other = load_spec(_spec(tmp_path / folder, SETCOVER + lag, "islands")).fingerprint()
+        assert (other == islands.fingerprint()) == (lag != LAG)
     with pytest.raises(SpecError, match="islands: the island model runs the generational algorithms"):
         load_spec(_spec(tmp_path, SETCOVER.replace("[population]", '[population]\nalgorithm = "m:Mine"'), "user"))
 
