@@ -181,8 +181,10 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         scored = evaluated_rows(out)
         efficiency, slept = run_efficiency(out, scored, workers)
         # The CPU window opens when the driver records generation 0: for islands, when the first
-        # epoch (generations 0..interval) has come back, so their window holds the later ones.
-        in_window = int((scored["generation"] > (args.interval if algorithm.startswith("islands") else 0)).sum())
+        # epoch (generations 0..interval; with lag generation 0 alone) has come back, so their
+        # window holds the later ones.
+        first_epoch = args.interval if algorithm.startswith("islands") and "+lag" not in algorithm else 0
+        in_window = int((scored["generation"] > first_epoch).sum())
         durations = durations or slept
         evaluations = int(run.generations()["evaluations"].iloc[-1])  # cumulative
         results.append({"workers": workers, "lam": lam, "ms": ms, "sigma": sigma, "algorithm": algorithm,

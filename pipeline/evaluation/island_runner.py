@@ -7,8 +7,10 @@ A runner (`IslandRunner`, no CPU of its own, spread over the nodes) builds
 the run's parts from the spec, then runs one island's epochs: migration in
 (from its sources' populations), variation, selection, and scoring through
 the shared `Dispatcher` (`island_dispatch.py`). Each epoch's call takes the
-object refs of the populations it starts from: its own island's, and its
-sources' where a migration comes first; Ray starts it as soon as those exist,
+object refs of its sources' populations where a migration comes first (with
+`islands.lag`, as they were one migration earlier, long since there); its own
+island's population it kept from its previous epoch (only the first call
+after `begin` passes it). Ray starts the call as soon as those exist,
 so the driver submits epochs ahead (`LOOKAHEAD` rounds) and is on no
 island's path: it only reads each epoch's log rows, replaces dead actors the
 dispatcher reports, and on a stop kills the runners. A runner that dies
@@ -66,13 +68,23 @@ class IslandRunner:
             self.broken = exc
             raise
 
-    def run_epoch(self, island: int, first: int, last: int, workers: int, migrate: bool, own: list[Member],
+    def run_epoch(self, island: int, first: int, last: int, workers: int, migrate: bool, own: list[Member] | None,
                   *sources: list[Member]) -> tuple[list[IslandGeneration], list[Member]]:
         """Generations `first`..`last` of `island` from `own` (with the migration after `first - 1`
-        from `sources`, in `Plan.sources` order, if `migrate`); and its population after `last`."""
+        from `sources`, in `Plan.sources` order, if `migrate`); and its population after `last`.
+        `own` None: the population this runner's previous epoch ended with, kept here, so that an
+        epoch does not wait for its own island's population to come back through the driver."""
         if hasattr(self, "broken"):
             raise self.broken
-        for m in [*own, *(m for source in sources for m in source)]:
+        if own is None:
+            ended, own = getattr(self, "kept", (None, []))
+            if ended != first - 1:
+                raise RuntimeError(f"island {island}: asked to go on from generation {first - 1}, "
+                                   f"but this runner's last epoch ended at {ended}")
+        else:
+            for m in own:
+                m.fitness = self.parts.objectives.fitness(m.columns)
+        for m in (m for source in sources for m in source):
             m.fitness = self.parts.objectives.fitness(m.columns)
         population = own
         if migrate:
@@ -84,6 +96,7 @@ class IslandRunner:
         done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
         for generation in done:
             generation.scored = _bare(generation.scored)
+        self.kept = (last, population)
         return done, _bare(population)
 
 
@@ -127,6 +140,7 @@ class RayIslands:
         # islands.lag: generation g -> refs of the islands' populations (or emigrants) chosen after g
         self._chosen = {self.plan.pool_point(first - 1): [ray.put(_bare(pool)) for pool in pools]} if pools else {}
         self._first, self._migrate = first, False  # the homes are settled already
+        self._homes_sent = False  # after the first round, each runner goes on from the population it kept
 
     def _submit_round(self) -> None:
         """Every island's next epoch, started by Ray once the populations it needs exist."""
@@ -136,7 +150,7 @@ class RayIslands:
         sources = self._chosen.get(self.plan.emigration(first - 1)) if self.plan.lagged() else self._leaving
         leaving = []
         for island, runner in enumerate(self.runners):
-            inputs = [self._leaving[island], *(sources[s] for s in routes[island])]
+            inputs = [None if self._homes_sent else self._leaving[island], *(sources[s] for s in routes[island])]
             log, population = runner.run_epoch.options(num_returns=2).remote(
                 island, first, last, self.pool.workers, migrate, *inputs)
             self._running[log] = island
@@ -144,7 +158,7 @@ class RayIslands:
         if self.plan.lagged() and last == self.plan.pool_point(last):
             self._chosen = {g: refs for g, refs in self._chosen.items() if g >= self.plan.emigration(last)}
             self._chosen[last] = leaving
-        self._leaving, self._first, self._migrate = leaving, last + 1, True
+        self._leaving, self._first, self._migrate, self._homes_sent = leaving, last + 1, True, True
 
     def busy(self) -> bool:
         return bool(self._running) or self._first <= self.end

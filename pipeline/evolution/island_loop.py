@@ -8,6 +8,8 @@ pass emigrants to each other (`evaluation/island_runner.py`). The driver only
 
 * takes in each finished epoch, and settles each migration a second time
   (the same function on the same members, so the same result) to log it;
+  with `islands.lag` it keeps each island's emigrants one migration longer,
+  and in the checkpoint (`State.emigrants`) so that resume has them;
 * records generation g once every island has reached it (and its migration
   is settled): one individuals file holding every island's members and the
   migrants placed, one generations.parquet row over all islands, the

@@ -20,6 +20,9 @@ A migration happens after every generation g > 0 that is a multiple of
 topology; each copy is a new member (origin "migrant", its parent the
 emigrant, born g, the emigrant's scores, not evaluated again) that replaces
 one of the worst of its destination; the best of an island always stays.
+With `lag = 1` the copies are of the best of each source as it was after
+g - interval, before that migration (after generation 0 for the first), so
+an island's next epoch waits for no other island's current one.
 """
 
 from __future__ import annotations
