@@ -63,6 +63,7 @@ class IslandRunner:
             self.plan = Plan.of(run_spec)
             self.chunk_size = run_spec.execution.chunk_size
             self.per_member = SecondsPerMember()  # evaluation time, carried from epoch to epoch
+            self.kept: tuple[int | None, list[Member]] = (None, [])  # (generation, population) of the last epoch
             self.dispatcher = dispatcher
         except Exception as exc:  # raised again by every epoch: the driver sees this cause
             self.broken = exc
@@ -77,7 +78,7 @@ class IslandRunner:
         if hasattr(self, "broken"):
             raise self.broken
         if own is None:
-            ended, own = getattr(self, "kept", (None, []))
+            ended, own = self.kept
             if ended != first - 1:
                 raise RuntimeError(f"island {island}: asked to go on from generation {first - 1}, "
                                    f"but this runner's last epoch ended at {ended}")

@@ -226,7 +226,7 @@ class IslandLoop:
         if self.plan.lagged():  # the pools the next migration takes; older ones are spent
             chosen = self.plan.pool_point(generation)
             self.pools = {key: pool for key, pool in self.pools.items() if key[1] >= chosen}
-            state = replace(state, emigrants=[self.pools[(i, chosen)] for i in islands], emigrants_from=chosen)
+            state = replace(state, emigrants=[self.pools[(i, chosen)] for i in islands])
         state = self.tracker.update(state, scored)
         finished = max(done[i][3] for i in islands)
         seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)

@@ -45,7 +45,6 @@ class State:
     rows: list[dict[str, Any]] = field(default_factory=list)  # generations.parquet so far
     extra: dict[str, Any] = field(default_factory=dict)  # an algorithm's own (JSON) state
     emigrants: list[list[Member]] = field(default_factory=list)  # islands.lag: pools of the next migration
-    emigrants_from: int = 0  # the generation those pools were chosen after
 
     @property
     def population(self) -> list[Member]:
@@ -73,5 +72,4 @@ class State:
             record["algorithm"] = self.extra
         if self.emigrants:
             record["emigrants"] = [[m.id for m in pool] for pool in self.emigrants]
-            record["emigrants_from"] = self.emigrants_from
         return record

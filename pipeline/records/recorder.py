@@ -21,6 +21,7 @@ from deap import tools
 from operators.selection import oldest_first_ranking
 
 from ..evaluation import Evaluator
+from ..evolution.islands import Plan
 from ..evolution.members import Member, Objectives, jsonable, scalar
 from ..evolution.noise import NoiseControl
 from ..evolution.state import State
@@ -128,7 +129,8 @@ class Recorder:
         log = self.rundir.read_individuals(range(0, generation + 1))
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
-        pools, chosen = checkpoint.get("emigrants") or [], int(checkpoint.get("emigrants_from", 0))
+        pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)
+        chosen = Plan.of(self.spec).pool_point(generation) if pools else generation
         as_chosen = self._members(log, {i for pool in pools for i in pool}, chosen)  # their scores then
         sizes = checkpoint.get("islands") or [len(population)]
         islands, start = [], 0
@@ -141,7 +143,7 @@ class Recorder:
                      best_so_far=checkpoint["best_primary"], stagnant=int(checkpoint["stagnant"]),
                      elapsed=float(checkpoint["elapsed_seconds"]), rows=list(rows),
                      extra=dict(checkpoint.get("algorithm") or {}),
-                     emigrants=[[as_chosen[i] for i in pool] for pool in pools], emigrants_from=chosen)
+                     emigrants=[[as_chosen[i] for i in pool] for pool in pools])
 
     def _members(self, log: Any, wanted: set[int], upto: int) -> dict[int, Member]:
         """The members `wanted` as the log has them after generation `upto`."""
