@@ -14,12 +14,14 @@ after `begin` passes it). Ray starts the call as soon as those exist,
 so the driver submits epochs ahead (`LOOKAHEAD` rounds) and is on no
 island's path: it only reads each epoch's log rows, replaces dead actors the
 dispatcher reports, and on a stop kills the runners. A runner that dies
-(its node lost) raises `IslandsLost`: the driver starts every island again
-from the last recorded generation on new runners, which gives the same members.
+(its node lost), or the dispatcher, raises `IslandsLost`: the driver starts
+every island again from the last recorded generation on new runners and a
+new dispatcher, which gives the same members.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
@@ -111,9 +113,8 @@ class RayIslands:
         self._spec = spec.model_dump(mode="json")
         self._code = None if code is None else ray.put(code)
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
-        dispatcher = ray.remote(Dispatcher).options(num_cpus=0, max_restarts=0, scheduling_strategy=here)
-        self.dispatcher = dispatcher.remote(pool.max_retries, pool.stealing)
-        self.dispatcher.adopt.remote(pool.slots())
+        self._dispatcher = ray.remote(Dispatcher).options(num_cpus=0, max_restarts=0, scheduling_strategy=here)
+        self.dispatcher = self._start_dispatcher()
         self._remote = ray.remote(IslandRunner).options(num_cpus=0, max_restarts=0, scheduling_strategy="SPREAD")
         self.runners, self._setups = self._start_runners()
         self._running: dict[Any, int] = {}  # epoch log ref -> island
@@ -126,14 +127,22 @@ class RayIslands:
                 raise error.cause from None
             pool.wait_until_ready()
 
+    def _start_dispatcher(self) -> Any:
+        dispatcher = self._dispatcher.remote(self.pool.max_retries, self.pool.stealing)
+        dispatcher.adopt.remote(self.pool.slots())
+        return dispatcher
+
     def _start_runners(self) -> tuple[list[Any], list[Any]]:
         runners = [self._remote.remote() for _ in range(self.plan.count)]
         return runners, [r.setup.remote(self._spec, self._code, self.dispatcher) for r in runners]
 
     def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
-        if self._begun:  # a restart: fresh runners, nothing of the old ones' queued epochs
-            for runner in self.runners:
-                ray.kill(runner)
+        if self._begun:  # a restart: a fresh dispatcher and runners, nothing of the old ones' queued epochs
+            with suppress(IslandsLost):  # the actors the old dispatcher found dead, if it can still say
+                self._replace_lost()
+            for handle in [*self.runners, self.dispatcher]:
+                ray.kill(handle)
+            self.dispatcher = self._start_dispatcher()
             self.runners, self._setups = self._start_runners()
             self._running.clear()
         self._begun = True
@@ -189,7 +198,10 @@ class RayIslands:
 
     def _replace_lost(self) -> None:
         """Replace the actors the dispatcher found dead, and hand it the successors."""
-        lost = ray.get(self.dispatcher.lost.remote())
+        try:
+            lost = ray.get(self.dispatcher.lost.remote())
+        except RayError as error:  # the dispatcher died: the islands start again (`begin`)
+            raise IslandsLost(f"the island dispatcher: {one_line(error)}") from None
         for number, cause in lost:
             self.pool.replace(number, cause)
         if lost:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Backend", "InProcessIslands", "IslandLoop", "IslandsLost", "island_loop"]
 
 _POLL_SECONDS = 1.0
-MAX_RESTARTS = 3  # island runners lost in one session before the run gives up
+MAX_RESTARTS = 3  # restarts after losing island runners or their dispatcher, in one session, before giving up
 
 
 class IslandsLost(RuntimeError):
@@ -161,7 +161,8 @@ class IslandLoop:
         except IslandsLost as lost:
             self.restarts += 1
             if self.restarts > MAX_RESTARTS:
-                raise EvaluationError(f"island runners lost {self.restarts} times; last cause: {lost}") from None
+                raise EvaluationError(f"the islands' runners or dispatcher lost {self.restarts} times (they start "
+                                      f"again at most {MAX_RESTARTS}); last cause: {lost}") from None
             self._begin(state)  # the same members again, from the last recorded generation
             return
         for island, generations in results:

@@ -295,18 +295,47 @@ def test_islands_lost_mid_run_start_again_from_the_last_recorded_generation(tmp_
     assert len(calls) > 4 and run_digests(restarted.path) == run_digests(whole.path)
 
 
+def test_islands_lost_again_and_again_end_the_run_with_the_cause_and_the_generations_done(tmp_path, monkeypatch):
+    from pipeline.evaluation import EvaluationError
+    from pipeline.evolution import island_loop
+
+    real, calls = island_loop.InProcessIslands.results, []
+
+    def failing(self, timeout):  # after the first epochs, every restart is lost again
+        calls.append(timeout)
+        if len(calls) > 1:
+            raise island_loop.IslandsLost("the island dispatcher: ActorDiedError: killed")
+        return real(self, timeout)
+
+    monkeypatch.setattr(island_loop.InProcessIslands, "results", failing)
+    with pytest.raises(EvaluationError, match=r"lost 4 times \(they start again at most 3\); last cause: the "
+                                              r"island dispatcher: ActorDiedError: killed"):
+        _run(tmp_path, SETCOVER, "lost")
+    assert len(calls) == 1 + island_loop.MAX_RESTARTS + 1
+    assert pd.read_parquet(tmp_path / "lost" / "generations.parquet")["generation"].max() >= 1
+
+
+def _sigkill(ray_session, actor) -> None:
+    """SIGKILL an actor's process, as the kernel's OOM killer would."""
+    import os
+
+    os.kill(ray_session.get(actor.__ray_call__.remote(lambda _: os.getpid())), signal.SIGKILL)
+
+
 @pytest.mark.timeout(300)
-def test_a_runner_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, ray_session, monkeypatch):
+@pytest.mark.parametrize("victim", ["runner", "dispatcher"])
+def test_a_runner_or_the_dispatcher_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, ray_session,
+                                                                                       monkeypatch, victim):
     from pipeline.evaluation import island_runner
 
     text = SAMPLED.replace("generations = 7", "generations = 5")
     expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
     real, calls = island_runner.RayIslands.results, []
 
-    def killing(self, timeout):  # island 1's runner dies while it has epochs to run
+    def killing(self, timeout):  # island 1's runner, or the shared dispatcher, dies while epochs are to run
         calls.append(timeout)
         if len(calls) == 2:
-            ray_session.kill(self.runners[1])
+            _sigkill(ray_session, self.runners[1] if victim == "runner" else self.dispatcher)
         return real(self, timeout)
 
     from pipeline.evolution import island_loop
