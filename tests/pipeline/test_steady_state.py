@@ -3,14 +3,21 @@ that says exactly what happened (arrival order, every parent arrived before its 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pipeline
 from tests.golden.digest import run_digests
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SPEC = {
     "problem": "setcover", "seed": 3, "generations": 12,
@@ -56,6 +63,42 @@ def test_on_ray_workers_every_worker_scores_and_the_log_says_what_happened(tmp_p
     _check_log_is_what_happened(run)
     workers = run.individuals(columns=["worker"])["worker"]
     assert workers.str.startswith("actor-").all() and workers.nunique() == 2
+
+
+@pytest.mark.timeout(300)
+def test_on_ray_an_actor_killed_mid_run_loses_nothing_and_the_log_says_what_happened(tmp_path, ray_session,
+                                                                                      monkeypatch):
+    from pipeline.evaluation.ray_pool import RayEvaluator
+
+    real, submitted, killed = RayEvaluator.submit, [], []
+
+    def killing(self, *args, **kwargs):  # one actor dies with batches in flight, early in the run
+        submitted.append(1)
+        if len(submitted) == 8:
+            killed.append(self.actors[0])
+            ray_session.kill(killed[0])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(RayEvaluator, "submit", killing)
+    run = _run(tmp_path, "ray", workers=2, execution__wait_for_workers=True)
+    assert len(killed) == 1 and len(submitted) > 16
+    _check_log_is_what_happened(run)
+    assert run.generations()["generation"].tolist() == list(range(13))
+    numbers = set(run.individuals(columns=["worker"])["worker"].str.extract(r"actor-(\d+)@")[0].astype(int))
+    assert 2 in numbers and numbers <= {0, 1, 2}  # the dead actor's successor scored too
+
+
+@pytest.mark.timeout(300)
+def test_a_driver_sigkilled_on_ray_resumes_on_ray_to_a_log_that_says_what_happened(tmp_path, ray_session):
+    out = tmp_path / "killed"
+    code = (f"import os, signal, pipeline; pipeline.run({SPEC!r}, out={str(out)!r}, workers=2, "
+            "on_generation=lambda row: row['generation'] == 4 and os.kill(os.getpid(), signal.SIGKILL))")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240,
+                   env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
+    assert pd.read_parquet(out / "generations.parquet")["generation"].max() in (3, 4)  # 4 may be in flight
+    run = pipeline.resume(out, workers=2)
+    _check_log_is_what_happened(run)
+    assert run.generations()["generation"].tolist() == list(range(13))
 
 
 def test_sampled_fitness_that_rescores_survivors_is_refused_in_one_line(tmp_path):
