@@ -16,7 +16,7 @@ from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identit
     package_versions, recover
 from .spec import RunSpec, apply_overrides, parse_spec
 
-__all__ = ["RunExists", "failure_reason", "start_run", "resume_run", "output_dir"]
+__all__ = ["RunExists", "check_generations", "failure_reason", "start_run", "resume_run", "output_dir"]
 
 
 class RunExists(ValueError):
@@ -154,6 +154,7 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
         recovered = recover(rundir, rundir.identity["run_id"])
         for note in recovered.notes:
             (on_note or (lambda text: None))(note)
+        check_generations(rundir.path, meta, (overrides or {}).get("generations"), recovered.generation)
         prepared = _Prepared(spec)
         try:
             changes: dict[str, Any] = {"status": "running", "resumed": _now()}
@@ -164,6 +165,14 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
             prepared.evaluator.close()
             raise
         return _finish(prepared, rundir, lock, recovered, on_generation, on_start)
+
+
+def check_generations(path: Path, meta: dict[str, Any], requested: int | None, done: int) -> None:
+    """Refuse a resume asked to stop before generations the run has already done: it would
+    run nothing and still rewrite the run's length (before anything is written)."""
+    if requested is not None and requested < done:
+        raise ValueError(f"{path} has already run to generation {done}: generations = {requested} would "
+                         f"run nothing; give {done} or more (it was set to run {meta['spec']['generations']})")
 
 
 def failure_reason(exc: BaseException) -> str:

@@ -30,7 +30,7 @@ def run(args) -> int:
 
     from ..outputs import check_run_dir
     from ..records.rundir import RunDir
-    from ..runner import resume_run
+    from ..runner import check_generations, resume_run
     from ..spec import apply_overrides
     from .run import show_run
 
@@ -50,10 +50,13 @@ def run(args) -> int:
     def resume(on_generation, on_start):
         return resume_run(rundir.path, on_generation, on_start, overrides, on_note=note)
 
-    finished = already_finished(meta, rundir.path, max(rundir.generation_files(), default=0), args.generations,
-                                args.target, args.stagnation)
+    last = max(rundir.generation_files(), default=0)
+    finished = already_finished(meta, rundir.path, last, args.generations, args.target, args.stagnation)
     if finished:
+        if args.generations is not None and args.generations <= last:
+            overrides["generations"] = None  # nothing to extend: the files are checked, the length kept
         return tell_finished(resume, rundir.path, finished)
+    check_generations(rundir.path, meta, args.generations, last)  # before the start line
     return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution), resume)
 
 

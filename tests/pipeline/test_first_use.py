@@ -111,6 +111,25 @@ def test_resume_of_a_run_that_ran_all_its_generations_says_how_to_extend_it(tmp_
     assert code == 0 and "generation 3 of 3" in stdout.splitlines()[-1]
 
 
+def test_resume_asked_for_fewer_generations_than_done_is_refused_and_changes_nothing(tmp_path, capsys):
+    out = tmp_path / "run"
+    spec = spec_file(tmp_path, NIM_SPEC.format(generations=6, kind="table", games=10))
+    pipeline.run(spec, out=str(out), on_generation=lambda row: row["generation"] == 4)  # stopped at 4 of 6
+    before, meta = _logs(out), json.loads((out / "run.json").read_text())
+    code, stdout, err = run_cli(["resume", str(out), "--generations", "2"], capsys)
+    assert code == 2 and not stdout
+    assert err.strip() == (f"evo resume: error: {out} has already run to generation 4: generations = 2 would run "
+                           "nothing; give 4 or more (it was set to run 6)")
+    with pytest.raises(ValueError, match="has already run to generation 4"):
+        pipeline.resume(out, generations=3)
+    assert _logs(out) == before and json.loads((out / "run.json").read_text()) == meta
+    code, stdout, err = run_cli(["resume", str(out)], capsys)  # the run as it was set
+    assert code == 0 and "generation 6 of 6" in stdout.splitlines()[-1], err
+    code, stdout, err = run_cli(["resume", str(out), "--generations", "5"], capsys)  # finished: told so
+    assert code == 0 and stdout.startswith(f"{out} already finished: it ran all its generations, to generation 6")
+    assert json.loads((out / "run.json").read_text())["spec"]["generations"] == 6
+
+
 def test_resume_of_a_run_stopped_on_stagnation_says_why_and_goes_on_with_a_new_rule(tmp_path, capsys):
     out = tmp_path / "run"
     spec = spec_file(tmp_path, STAGNANT_SPEC)
