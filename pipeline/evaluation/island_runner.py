@@ -39,15 +39,20 @@ from .core import EvaluationError, one_line
 from .island_dispatch import DispatchedEvaluator, Dispatcher
 from .ray_pool import RayEvaluator
 from .timing import SecondsPerMember
+from .transport import pack_members, unpack_members
 
 __all__ = ["IslandRunner", "RayIslands"]
 
 LOOKAHEAD = 2  # rounds of epochs (one per island) submitted ahead of the results read
 
 
-def _bare(members: list[Member]) -> list[Member]:
-    """Members as they travel: without the DEAP fitness (rebuilt from the columns on arrival)."""
-    return [replace(m, fitness=None) for m in members]
+def _sent(done: list[IslandGeneration]) -> list[tuple[list, IslandGeneration]]:
+    """An epoch's generations as they travel: the scored members packed (`pack_members`)."""
+    return [(pack_members(generation.scored), replace(generation, scored=[])) for generation in done]
+
+
+def _received(sent: list[tuple[list, IslandGeneration]]) -> list[IslandGeneration]:
+    return [replace(generation, scored=unpack_members(packed)) for packed, generation in sent]
 
 
 class IslandRunner:
@@ -71,12 +76,13 @@ class IslandRunner:
             self.broken = exc
             raise
 
-    def run_epoch(self, island: int, first: int, last: int, workers: int, migrate: bool, own: list[Member] | None,
-                  *sources: list[Member]) -> tuple[list[IslandGeneration], list[Member]]:
+    def run_epoch(self, island: int, first: int, last: int, workers: int, migrate: bool, own: list | None,
+                  *packed_sources: list) -> tuple[list[tuple[list, IslandGeneration]], list]:
         """Generations `first`..`last` of `island` from `own` (with the migration after `first - 1`
         from `sources`, in `Plan.sources` order, if `migrate`); and its population after `last`.
         `own` None: the population this runner's previous epoch ended with, kept here, so that an
-        epoch does not wait for its own island's population to come back through the driver."""
+        epoch does not wait for its own island's population to come back through the driver.
+        Members come and go packed (`pack_members`)."""
         if hasattr(self, "broken"):
             raise self.broken
         if own is None:
@@ -85,8 +91,10 @@ class IslandRunner:
                 raise RuntimeError(f"island {island}: asked to go on from generation {first - 1}, "
                                    f"but this runner's last epoch ended at {ended}")
         else:
+            own = unpack_members(own)
             for m in own:
                 m.fitness = self.parts.objectives.fitness(m.columns)
+        sources = [unpack_members(source) for source in packed_sources]
         for m in (m for source in sources for m in source):
             m.fitness = self.parts.objectives.fitness(m.columns)
         population = own
@@ -97,10 +105,8 @@ class IslandRunner:
                                         self.per_member)
         scorer = Scorer(evaluator, self.parts.noise, self.parts.objectives)
         done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
-        for generation in done:
-            generation.scored = _bare(generation.scored)
         self.kept = (last, population)
-        return done, _bare(population)
+        return _sent(done), pack_members(population)
 
 
 class RayIslands:
@@ -146,9 +152,9 @@ class RayIslands:
             self.runners, self._setups = self._start_runners()
             self._running.clear()
         self._begun = True
-        self._leaving = [ray.put(_bare(home)) for home in homes]  # refs of each island's latest population
+        self._leaving = [ray.put(pack_members(home)) for home in homes]  # refs of each island's latest population
         # islands.lag: generation g -> refs of the islands' populations (or emigrants) chosen after g
-        self._chosen = {self.plan.pool_point(first - 1): [ray.put(_bare(pool)) for pool in pools]} if pools else {}
+        self._chosen = {self.plan.pool_point(first - 1): [ray.put(pack_members(pool)) for pool in pools]} if pools else {}
         self._first, self._migrate = first, False  # the homes are settled already
         self._homes_sent = False  # after the first round, each runner goes on from the population it kept
 
@@ -185,7 +191,7 @@ class RayIslands:
         for ref in ready:
             island = self._running.pop(ref)
             try:
-                finished.append((island, ray.get(ref)))
+                finished.append((island, _received(ray.get(ref))))
             except RayTaskError as error:  # the island's own code raised (a task error, a broken spec)
                 cause = error.cause
                 if isinstance(cause, RayError):  # an epoch it depends on lost its runner

@@ -9,13 +9,25 @@ would go through cloudpickle, which cost the driver (or the island dispatcher)
 about 30 us a call, 10-13% of its CPU at 64 workers (measured with py-spy,
 benchmarks/README.md). Anything else travels as a list, pickled.
 `unpack(pack(genomes))` gives back equal genomes, as a list.
+
+Members (an island's scored individuals and populations, between island
+runners and the driver) travel the same way: their genomes packed, one array
+per numeric column, one list per field (`pack_members`). Ray pickling each
+member's arrays and scalars instead cost about 13 ms for an epoch of 640
+members on a quiet machine, in the runner between two epochs, and as much
+again in the driver (benchmarks/README.md, "Islands at W = 64").
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:  # not imported at run time: the evaluation actors need none of it
+    from ..evolution.members import Member
+
+MEMBER_FIELDS = ("id", "born", "parents", "origin", "eval_seconds", "worker", "selected", "island", "order")
 
 
 def pack(genomes: Sequence[Any]) -> tuple | list:
@@ -44,3 +56,36 @@ def unpack(packed: tuple | list) -> list:
         _, data, dtype, shape = packed
         return list(np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape).copy())
     return packed[1]
+
+
+def pack_members(members: Sequence[Member]) -> list:
+    """A compact form of members, without their DEAP fitness (rebuilt from the columns on arrival)."""
+    from ..evolution.members import Member
+
+    names = list(members[0].columns) if members else []
+    if any(list(m.columns) != names for m in members):  # columns that differ: each member as it is
+        return ["members", [Member(**{f: getattr(m, f) for f in MEMBER_FIELDS}, genome=m.genome,
+                                   columns=m.columns) for m in members]]
+    columns = {name: _column([m.columns[name] for m in members]) for name in names}
+    return ["packed", pack([m.genome for m in members]), columns,
+            [[getattr(m, f) for m in members] for f in MEMBER_FIELDS]]
+
+
+def unpack_members(packed: list) -> list[Member]:
+    """The members `pack_members` was given (equal fields, genomes and column values and types)."""
+    from ..evolution.members import Member
+
+    if packed[0] == "members":
+        return packed[1]
+    _, genomes, columns, fields = packed
+    values = {name: list(data) if kind == "array" else data for name, (kind, data) in columns.items()}
+    return [Member(genome=genome, columns={name: column[i] for name, column in values.items()},
+                   **dict(zip(MEMBER_FIELDS, row))) for i, (genome, row) in enumerate(zip(unpack(genomes), zip(*fields)))]
+
+
+def _column(values: list) -> list:
+    """One array for numpy scalars of one type (they come back as the same scalars), else the list."""
+    first = type(values[0])
+    if issubclass(first, np.generic) and first is not np.object_ and all(type(v) is first for v in values):
+        return ["array", np.array(values)]
+    return ["list", values]

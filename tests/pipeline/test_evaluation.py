@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -11,6 +12,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.evaluation import EvaluationError, LocalEvaluator, evaluation_seeds, make_evaluator
 from pipeline.evaluation.transport import pack, unpack
@@ -93,6 +96,46 @@ def test_genomes_travel_to_actors_losslessly(genomes, through_ray, request):
             assert got.tolist() == sent.tolist()
         else:
             assert got == sent
+
+
+_GENOMES = st.sampled_from([
+    lambda rng, n: [rng.random(13) < 0.5 for _ in range(n)],
+    lambda rng, n: [rng.random((2, 3)) for _ in range(n)],
+    lambda rng, n: [{"take": int(rng.integers(3))} for _ in range(n)],
+])
+_COLUMN_VALUES = st.sampled_from([
+    lambda rng, i: np.float64(rng.random()), lambda rng, i: np.int64(i), lambda rng, i: np.bool_(i % 2),
+    lambda rng, i: np.float32(rng.random()), lambda rng, i: float(rng.random()), lambda rng, i: f"s{i}",
+    lambda rng, i: rng.random(2), lambda rng, i: np.float64(i) if i % 2 else np.int64(i),  # arrays, mixed types
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 6), genomes=_GENOMES, columns=st.lists(_COLUMN_VALUES, max_size=3),
+       uneven=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_members_travel_between_islands_and_driver_losslessly(n, genomes, columns, uneven, seed):
+    from pipeline.evaluation.transport import MEMBER_FIELDS, pack_members, unpack_members
+    from pipeline.evolution.members import Member
+
+    rng = np.random.default_rng(seed)
+    members = [Member(id=int(rng.integers(1 << 40)), born=i, genome=g, parents=[i, i + 1][: i % 3], origin=f"o{i}",
+                      columns={f"c{k}": value(rng, i) for k, value in enumerate(columns)}, eval_seconds=rng.random(),
+                      worker=f"actor-{i}", fitness=object(), selected=bool(i % 2), island=i % 4,
+                      order=None if i % 2 else i) for i, g in enumerate(genomes(rng, n))]
+    if uneven and members:
+        members[-1].columns["extra"] = 1.0
+    received = unpack_members(pickle.loads(pickle.dumps(pack_members(members))))
+    assert len(received) == len(members)
+    for sent, got in zip(members, received):
+        assert got.fitness is None  # rebuilt from the columns on arrival
+        assert all(getattr(got, f) == getattr(sent, f) and type(getattr(got, f)) is type(getattr(sent, f))
+                   for f in MEMBER_FIELDS)
+        assert list(got.columns) == list(sent.columns)
+        for name, value in sent.columns.items():
+            assert type(got.columns[name]) is type(value) and np.array_equal(got.columns[name], value)
+        assert type(got.genome) is type(sent.genome)
+        assert (got.genome == sent.genome) if isinstance(sent.genome, dict) else (
+            got.genome.dtype == sent.genome.dtype and np.array_equal(got.genome, sent.genome))
 
 
 def test_in_process_evaluator_never_imports_ray(small_batch):
