@@ -154,7 +154,8 @@ class RayIslands:
         self._begun = True
         self._leaving = [ray.put(pack_members(home)) for home in homes]  # refs of each island's latest population
         # islands.lag: generation g -> refs of the islands' populations (or emigrants) chosen after g
-        self._chosen = {self.plan.pool_point(first - 1): [ray.put(pack_members(pool)) for pool in pools]} if pools else {}
+        chosen = [ray.put(pack_members(pool)) for pool in pools]
+        self._chosen = {self.plan.pool_point(first - 1): chosen} if pools else {}
         self._first, self._migrate = first, False  # the homes are settled already
         self._homes_sent = False  # after the first round, each runner goes on from the population it kept
 

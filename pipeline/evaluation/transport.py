@@ -20,14 +20,14 @@ again in the driver (benchmarks/README.md, "Islands at W = 64").
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+from functools import cache
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 if TYPE_CHECKING:  # not imported at run time: the evaluation actors need none of it
     from ..evolution.members import Member
-
-MEMBER_FIELDS = ("id", "born", "parents", "origin", "eval_seconds", "worker", "selected", "island", "order")
 
 
 def pack(genomes: Sequence[Any]) -> tuple | list:
@@ -60,15 +60,11 @@ def unpack(packed: tuple | list) -> list:
 
 def pack_members(members: Sequence[Member]) -> list:
     """A compact form of members, without their DEAP fitness (rebuilt from the columns on arrival)."""
-    from ..evolution.members import Member
-
-    names = list(members[0].columns) if members else []
+    names, fields = list(members[0].columns) if members else [], member_fields()
     if any(list(m.columns) != names for m in members):  # columns that differ: each member as it is
-        return ["members", [Member(**{f: getattr(m, f) for f in MEMBER_FIELDS}, genome=m.genome,
-                                   columns=m.columns) for m in members]]
+        return ["members", [replace(m, fitness=None) for m in members]]
     columns = {name: _column([m.columns[name] for m in members]) for name in names}
-    return ["packed", pack([m.genome for m in members]), columns,
-            [[getattr(m, f) for m in members] for f in MEMBER_FIELDS]]
+    return ["packed", pack([m.genome for m in members]), columns, [[getattr(m, f) for m in members] for f in fields]]
 
 
 def unpack_members(packed: list) -> list[Member]:
@@ -77,10 +73,19 @@ def unpack_members(packed: list) -> list[Member]:
 
     if packed[0] == "members":
         return packed[1]
-    _, genomes, columns, fields = packed
-    values = {name: list(data) if kind == "array" else data for name, (kind, data) in columns.items()}
-    return [Member(genome=genome, columns={name: column[i] for name, column in values.items()},
-                   **dict(zip(MEMBER_FIELDS, row))) for i, (genome, row) in enumerate(zip(unpack(genomes), zip(*fields)))]
+    _, genomes, packed_columns, values = packed
+    columns = {name: list(data) if kind == "array" else data for name, (kind, data) in packed_columns.items()}
+    names = member_fields()
+    return [Member(genome=genome, columns={name: column[i] for name, column in columns.items()},
+                   **dict(zip(names, row))) for i, (genome, row) in enumerate(zip(unpack(genomes), zip(*values)))]
+
+
+@cache
+def member_fields() -> tuple[str, ...]:
+    """A member's fields that travel as lists: all but its genome, columns and DEAP fitness."""
+    from ..evolution.members import Member
+
+    return tuple(f.name for f in fields(Member) if f.name not in ("genome", "columns", "fitness"))
 
 
 def _column(values: list) -> list:

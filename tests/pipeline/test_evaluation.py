@@ -114,7 +114,7 @@ _COLUMN_VALUES = st.sampled_from([
 @given(n=st.integers(0, 6), genomes=_GENOMES, columns=st.lists(_COLUMN_VALUES, max_size=3),
        uneven=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_members_travel_between_islands_and_driver_losslessly(n, genomes, columns, uneven, seed):
-    from pipeline.evaluation.transport import MEMBER_FIELDS, pack_members, unpack_members
+    from pipeline.evaluation.transport import member_fields, pack_members, unpack_members
     from pipeline.evolution.members import Member
 
     rng = np.random.default_rng(seed)
@@ -129,7 +129,8 @@ def test_members_travel_between_islands_and_driver_losslessly(n, genomes, column
     for sent, got in zip(members, received):
         assert got.fitness is None  # rebuilt from the columns on arrival
         assert all(getattr(got, f) == getattr(sent, f) and type(getattr(got, f)) is type(getattr(sent, f))
-                   for f in MEMBER_FIELDS)
+                   for f in member_fields())
+        assert {*member_fields(), "genome", "columns", "fitness"} == set(vars(sent))
         assert list(got.columns) == list(sent.columns)
         for name, value in sent.columns.items():
             assert type(got.columns[name]) is type(value) and np.array_equal(got.columns[name], value)
