@@ -16,7 +16,8 @@ from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identit
     package_versions, recover
 from .spec import RunSpec, apply_overrides, parse_spec
 
-__all__ = ["RunExists", "check_generations", "failure_reason", "start_run", "resume_run", "output_dir"]
+__all__ = ["RunExists", "check_generations", "failure_reason", "hands_over", "start_run", "resume_run",
+           "output_dir"]
 
 
 class RunExists(ValueError):
@@ -57,11 +58,18 @@ class _Prepared:
                                         stealing=spec.execution.steal and spec.islands is not None)
 
 
+def hands_over(handover: bool, islands: Any) -> bool:
+    """Whether a run on an embedded Ray starts in-process and hands over to the actors once the
+    run proves long (`execution.handover`): never for islands, whose runners need the actors
+    from the start."""
+    return bool(handover) and islands is None
+
+
 def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
     algorithm at most one per genome (its batches hold one or more). None: no hand-over
     (islands need the actors from the start)."""
-    if not spec.execution.handover or spec.islands is not None:
+    if not hands_over(spec.execution.handover, spec.islands):
         return None
     if getattr(algorithm, "asynchronous", False):
         return spec.population.size + spec.generations * spec.population.offspring

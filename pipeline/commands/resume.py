@@ -57,7 +57,8 @@ def run(args) -> int:
             overrides["generations"] = None  # nothing to extend: the files are checked, the length kept
         return tell_finished(resume, rundir.path, finished)
     check_generations(rundir.path, meta, args.generations, last)  # before the start line
-    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution), resume)
+    plan = execution_plan(execution, spec.get("islands"))
+    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), plan, resume)
 
 
 def tell_finished(resume, path, message: str) -> int:

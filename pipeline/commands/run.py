@@ -99,7 +99,7 @@ def execute(spec, force: bool = False) -> int:
 
     target = output_dir(spec)
     check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
-    return show_run(spec.name, target, spec.seed, execution_plan(spec.execution.model_dump()),
+    return show_run(spec.name, target, spec.seed, execution_plan(spec.execution.model_dump(), spec.islands),
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start),
                     note=zero_generations_note(spec.generations))
 
