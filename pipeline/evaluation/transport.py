@@ -15,7 +15,8 @@ runners and the driver) travel the same way: their genomes packed, one array
 per numeric column, one list per field (`pack_members`). Ray pickling each
 member's arrays and scalars instead cost about 13 ms for an epoch of 640
 members on a quiet machine, in the runner between two epochs, and as much
-again in the driver (benchmarks/README.md, "Islands at W = 64").
+again in the driver (benchmarks/README.md, "An epoch's boundary, and island
+members packed").
 """
 
 from __future__ import annotations
