@@ -52,9 +52,8 @@ def run(args) -> int:
 
     last = max(rundir.generation_files(), default=0)
     finished = already_finished(meta, rundir.path, last, args.generations, args.target, args.stagnation)
-    if finished:
-        if args.generations is not None and args.generations <= last:
-            overrides["generations"] = None  # nothing to extend: the files are checked, the length kept
+    if finished:  # nothing will run: the files are checked, the run's length and stop rule kept
+        overrides.update({"generations": None, "stop.target": None, "stop.stagnation": None})
         return tell_finished(resume, rundir.path, finished)
     check_generations(rundir.path, meta, args.generations, last)  # before the start line
     plan = execution_plan(execution, spec.get("islands"))

@@ -142,6 +142,9 @@ def test_resume_of_a_run_stopped_on_stagnation_says_why_and_goes_on_with_a_new_r
     assert code == 0
     assert stdout.startswith(f"{out} already finished at generation {last} of 40: no improvement in 1 "
                              "generations (stop.stagnation). To go on, allow more: ")
+    code, again, _ = run_cli(["resume", str(out), "--generations", str(last + 3)], capsys)  # no new rule
+    assert code == 0 and again == stdout
+    assert json.loads((out / "run.json").read_text())["spec"] == meta["spec"]  # nothing ran, nothing rewritten
     assert f"evo resume {out} --stagnation 2" in stdout and "resuming" not in stdout
     code, stdout, err = run_cli(["resume", str(out), "--stagnation", "40", "--generations", str(last + 2)], capsys)
     assert code == 0, err
