@@ -177,7 +177,7 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
 
 def check_generations(path: Path, meta: dict[str, Any], requested: int | None, done: int) -> None:
     """Refuse a resume asked to stop before generations the run has already done: it would
-    run nothing and still rewrite the run's length (before anything is written)."""
+    run nothing and still rewrite the run's length (refused before its status or spec change)."""
     if requested is not None and requested < done:
         raise ValueError(f"{path} has already run to generation {done}: generations = {requested} would "
                          f"run nothing; give {done} or more (it was set to run {meta['spec']['generations']})")

@@ -11,9 +11,9 @@ benchmarks/README.md). Anything else travels as a list, pickled.
 `unpack(pack(genomes))` gives back equal genomes, as a list.
 
 Members (an island's scored individuals and populations, between island
-runners and the driver) travel the same way: their genomes packed, one array
-per numeric column, one list per field (`pack_members`). Ray pickling each
-member's arrays and scalars instead cost about 13 ms for an epoch of 640
+runners and the driver) travel the same way: their genomes packed, one list
+per column and per field (`pack_members`). Ray pickling each member (its
+genome array among them) instead cost about 13 ms for an epoch of 640
 members on a quiet machine, in the runner between two epochs, and as much
 again in the driver (benchmarks/README.md, "An epoch's boundary, and island
 members packed").
@@ -21,7 +21,7 @@ members packed").
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import fields as dataclass_fields, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -34,10 +34,10 @@ if TYPE_CHECKING:  # not imported at run time: the evaluation actors need none o
 def pack(genomes: Sequence[Any]) -> tuple | list:
     """A compact, picklable form of a chunk of genomes."""
     first = genomes[0] if len(genomes) else None
-    if not isinstance(first, np.ndarray) or first.dtype.kind not in "biufc" or not all(
-        isinstance(g, np.ndarray) and g.shape == first.shape and g.dtype == first.dtype for g in genomes
-    ):  # objects and records too: their bytes alone do not say them
-        return ("list", list(genomes))
+    if type(first) is not np.ndarray or first.dtype.kind not in "biufc" or not first.ndim or \
+            not first.dtype.isnative or not all(type(g) is np.ndarray and g.shape == first.shape and
+                                                g.dtype == first.dtype for g in genomes):
+        return ("list", list(genomes))  # objects, records, 0-d arrays, subclasses, other byte orders: as they are
     stacked = np.stack(genomes)
     if stacked.dtype == np.bool_:
         flat = stacked.reshape(len(stacked), -1)
@@ -64,21 +64,22 @@ def pack_members(members: Sequence[Member]) -> list:
     names, fields = list(members[0].columns) if members else [], member_fields()
     if any(list(m.columns) != names for m in members):  # columns that differ: each member as it is
         return ["members", [replace(m, fitness=None) for m in members]]
-    columns = {name: _column([m.columns[name] for m in members]) for name in names}
-    return ["packed", pack([m.genome for m in members]), columns, [[getattr(m, f) for m in members] for f in fields]]
+    columns = [[m.columns[name] for m in members] for name in names]
+    return ["packed", pack([m.genome for m in members]), names, columns,
+            [[getattr(m, f) for m in members] for f in fields]]
 
 
 def unpack_members(packed: list) -> list[Member]:
-    """The members `pack_members` was given (equal fields, genomes and column values and types)."""
+    """The members `pack_members` was given (equal fields, genomes and column values)."""
     from ..evolution.members import Member
 
     if packed[0] == "members":
         return packed[1]
-    _, genomes, packed_columns, values = packed
-    columns = {name: list(data) if kind == "array" else data for name, (kind, data) in packed_columns.items()}
-    names = member_fields()
-    return [Member(genome=genome, columns={name: column[i] for name, column in columns.items()},
-                   **dict(zip(names, row))) for i, (genome, row) in enumerate(zip(unpack(genomes), zip(*values)))]
+    _, genomes, names, columns, values = packed
+    own = [g.copy() for g in unpack(genomes)] if genomes[0] != "list" else unpack(genomes)  # not views of
+    fields = member_fields()  # one buffer, which a member kept for long would keep whole
+    return [Member(genome=genome, columns={name: column[i] for name, column in zip(names, columns)},
+                   **dict(zip(fields, row))) for i, (genome, row) in enumerate(zip(own, zip(*values)))]
 
 
 @cache
@@ -86,12 +87,4 @@ def member_fields() -> tuple[str, ...]:
     """A member's fields that travel as lists: all but its genome, columns and DEAP fitness."""
     from ..evolution.members import Member
 
-    return tuple(f.name for f in fields(Member) if f.name not in ("genome", "columns", "fitness"))
-
-
-def _column(values: list) -> list:
-    """One array for numpy scalars of one type (they come back as the same scalars), else the list."""
-    first = type(values[0])
-    if issubclass(first, np.generic) and first is not np.object_ and all(type(v) is first for v in values):
-        return ["array", np.array(values)]
-    return ["list", values]
+    return tuple(f.name for f in dataclass_fields(Member) if f.name not in ("genome", "columns", "fitness"))

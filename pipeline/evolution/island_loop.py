@@ -50,7 +50,8 @@ MAX_RESTARTS = 3  # restarts after losing island runners or their dispatcher, in
 
 
 class IslandsLost(RuntimeError):
-    """An island runner died (its node was lost): start again from the last recorded generation."""
+    """An island runner (its node lost) or the islands' dispatcher died: start again from the last
+    recorded generation."""
 
 
 class Backend(Protocol):

@@ -66,6 +66,10 @@ def test_seeds_are_deterministic_distinct_63_bit_and_per_individual():
     assert all(isinstance(s, int) and 0 <= s < 2**63 for s in everything)
 
 
+class _Tagged(np.ndarray):
+    """A genome kind's own ndarray subclass."""
+
+
 @pytest.mark.parametrize(
     "genomes",
     [
@@ -78,6 +82,9 @@ def test_seeds_are_deterministic_distinct_63_bit_and_per_individual():
         [np.zeros(0, bool)] * 2,  # empty bitstrings
         [np.array([{"a": 1}, None], dtype=object)] * 2,  # objects: pickled, not their pointers
         [np.zeros(2, dtype=[("x", "i4"), ("y", "f8")])] * 2,  # records: with their field names
+        [np.array(0.5), np.array(1.5)],  # 0-d arrays: not turned into scalars
+        [np.arange(3.0).view(_Tagged)] * 2,  # an ndarray subclass keeps its class
+        [np.arange(3, dtype=">f8")] * 2,  # big-endian keeps its byte order
         [],
     ],
 )
@@ -90,6 +97,7 @@ def test_genomes_travel_to_actors_losslessly(genomes, through_ray, request):
     received = unpack(packed)
     assert isinstance(received, list) and len(received) == len(genomes)
     for sent, got in zip(genomes, received):
+        assert type(got) is type(sent)
         if isinstance(sent, np.ndarray):
             assert got.dtype == sent.dtype and got.shape == sent.shape
             assert got.flags.writeable or packed[0] == "list"  # stacked: rows of a buffer of their own
@@ -102,6 +110,10 @@ _GENOMES = st.sampled_from([
     lambda rng, n: [rng.random(13) < 0.5 for _ in range(n)],
     lambda rng, n: [rng.random((2, 3)) for _ in range(n)],
     lambda rng, n: [{"take": int(rng.integers(3))} for _ in range(n)],
+    lambda rng, n: [rng.random(1 + i) for i in range(n)],  # shapes that differ
+    lambda rng, n: [np.array(rng.random()) for _ in range(n)],  # 0-d arrays
+    lambda rng, n: [rng.random(3).view(_Tagged) for _ in range(n)],  # a subclass
+    lambda rng, n: [None] * n,
 ])
 _COLUMN_VALUES = st.sampled_from([
     lambda rng, i: np.float64(rng.random()), lambda rng, i: np.int64(i), lambda rng, i: np.bool_(i % 2),
@@ -112,7 +124,7 @@ _COLUMN_VALUES = st.sampled_from([
 
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(0, 6), genomes=_GENOMES, columns=st.lists(_COLUMN_VALUES, max_size=3),
-       uneven=st.booleans(), seed=st.integers(0, 2**32 - 1))
+       uneven=st.sampled_from(["no", "extra", "reordered"]), seed=st.integers(0, 2**32 - 1))
 def test_members_travel_between_islands_and_driver_losslessly(n, genomes, columns, uneven, seed):
     from pipeline.evaluation.transport import member_fields, pack_members, unpack_members
     from pipeline.evolution.members import Member
@@ -122,8 +134,10 @@ def test_members_travel_between_islands_and_driver_losslessly(n, genomes, column
                       columns={f"c{k}": value(rng, i) for k, value in enumerate(columns)}, eval_seconds=rng.random(),
                       worker=f"actor-{i}", fitness=object(), selected=bool(i % 2), island=i % 4,
                       order=None if i % 2 else i) for i, g in enumerate(genomes(rng, n))]
-    if uneven and members:
+    if uneven == "extra" and members:
         members[-1].columns["extra"] = 1.0
+    elif uneven == "reordered" and members:
+        members[-1].columns = dict(reversed(members[-1].columns.items()))
     received = unpack_members(pickle.loads(pickle.dumps(pack_members(members))))
     assert len(received) == len(members)
     for sent, got in zip(members, received):
@@ -135,8 +149,13 @@ def test_members_travel_between_islands_and_driver_losslessly(n, genomes, column
         for name, value in sent.columns.items():
             assert type(got.columns[name]) is type(value) and np.array_equal(got.columns[name], value)
         assert type(got.genome) is type(sent.genome)
-        assert (got.genome == sent.genome) if isinstance(sent.genome, dict) else (
-            got.genome.dtype == sent.genome.dtype and np.array_equal(got.genome, sent.genome))
+        if isinstance(sent.genome, np.ndarray):
+            assert got.genome.dtype == sent.genome.dtype and got.genome.shape == sent.genome.shape
+            assert np.array_equal(got.genome, sent.genome)
+        else:
+            assert got.genome == sent.genome
+    genomes_back = [m.genome for m in received if isinstance(m.genome, np.ndarray)]
+    assert all(g.base is None or g.base.size == g.size for g in genomes_back)  # no member keeps a shared buffer
 
 
 def test_in_process_evaluator_never_imports_ray(small_batch):
