@@ -89,7 +89,9 @@ class _Lane:
 class Dispatcher:
     """A Ray actor (asyncio): the island model's shared queue of chunks (module docstring)."""
 
-    def __init__(self, max_retries: int = 3, steal: bool = False) -> None:
+    def __init__(self, max_retries: int = 3, steal: bool = False, first_ticket: int = 1) -> None:
+        """`first_ticket`: where this dispatcher's numbering of dispatches starts; a successor
+        starts past its predecessor's, as stealing actors remember tickets across them."""
         self.max_retries = max_retries
         self.steal = steal  # the actors are `_StealingTaskActor`s: idle ones take work from busy ones
         self.actors: dict[int, _Lane] = {}  # by actor number; dead ones removed
@@ -97,7 +99,7 @@ class Dispatcher:
         self.unreported: list[tuple[int, str]] = []  # (number, cause) not yet told to the driver
         self.broken: EvaluationError | None = None  # the task cannot be built: every chunk would fail
         self.waiting: deque[_Piece] = deque()
-        self._clock = itertools.count(1)
+        self._clock = itertools.count(first_ticket)
 
     async def adopt(self, slots: list[Slot]) -> int:
         """Take in the actors of `slots` it does not know yet; returns how many are ready."""

@@ -15,13 +15,13 @@ so the driver submits epochs ahead (`LOOKAHEAD` rounds) and is on no
 island's path: it only reads each epoch's log rows, replaces dead actors the
 dispatcher reports, and on a stop kills the runners. A runner that dies
 (its node lost), or the dispatcher, raises `IslandsLost`: the driver starts
-every island again from the last recorded generation on new runners and a
-new dispatcher, which gives the same members.
+every island again from the last recorded generation on new runners (and a
+new dispatcher if it died, numbering its dispatches past the old one's), which
+gives the same members.
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
@@ -44,6 +44,9 @@ from .transport import pack_members, unpack_members
 __all__ = ["IslandRunner", "RayIslands"]
 
 LOOKAHEAD = 2  # rounds of epochs (one per island) submitted ahead of the results read
+LOST_SECONDS = 60.0  # a dispatcher that does not say which actors died within this is taken for lost
+PROBE_SECONDS = 2.0  # how long a restart waits for actors to answer whether they are alive
+TICKETS_PER_DISPATCHER = 1 << 48  # a successor dispatcher numbers its dispatches past these
 
 
 def _sent(done: list[IslandGeneration]) -> list[tuple[list, IslandGeneration]]:
@@ -120,6 +123,7 @@ class RayIslands:
         self._code = None if code is None else ray.put(code)
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
         self._dispatcher = ray.remote(Dispatcher).options(num_cpus=0, max_restarts=0, scheduling_strategy=here)
+        self._dispatchers = 0  # started so far
         self.dispatcher = self._start_dispatcher()
         self._remote = ray.remote(IslandRunner).options(num_cpus=0, max_restarts=0, scheduling_strategy="SPREAD")
         self.runners, self._setups = self._start_runners()
@@ -134,7 +138,9 @@ class RayIslands:
             pool.wait_until_ready()
 
     def _start_dispatcher(self) -> Any:
-        dispatcher = self._dispatcher.remote(self.pool.max_retries, self.pool.stealing)
+        self._dispatchers += 1
+        dispatcher = self._dispatcher.remote(self.pool.max_retries, self.pool.stealing,
+                                             1 + (self._dispatchers - 1) * TICKETS_PER_DISPATCHER)
         dispatcher.adopt.remote(self.pool.slots())
         return dispatcher
 
@@ -143,12 +149,15 @@ class RayIslands:
         return runners, [r.setup.remote(self._spec, self._code, self.dispatcher) for r in runners]
 
     def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
-        if self._begun:  # a restart: a fresh dispatcher and runners, nothing of the old ones' queued epochs
-            with suppress(IslandsLost):  # the actors the old dispatcher found dead, if it can still say
+        if self._begun:  # a restart: fresh runners, nothing of the old ones' queued epochs
+            for runner in self.runners:
+                ray.kill(runner)
+            try:
                 self._replace_lost()
-            for handle in [*self.runners, self.dispatcher]:
-                ray.kill(handle)
-            self.dispatcher = self._start_dispatcher()
+            except IslandsLost:  # the dispatcher died too: a new one, over actors known to be alive
+                ray.kill(self.dispatcher)
+                self._replace_dead_actors()
+                self.dispatcher = self._start_dispatcher()
             self.runners, self._setups = self._start_runners()
             self._running.clear()
         self._begun = True
@@ -206,13 +215,24 @@ class RayIslands:
     def _replace_lost(self) -> None:
         """Replace the actors the dispatcher found dead, and hand it the successors."""
         try:
-            lost = ray.get(self.dispatcher.lost.remote())
-        except RayError as error:  # the dispatcher died: the islands start again (`begin`)
+            lost = ray.get(self.dispatcher.lost.remote(), timeout=LOST_SECONDS)
+        except RayError as error:  # the dispatcher died or hangs: the islands start again (`begin`)
             raise IslandsLost(f"the island dispatcher: {one_line(error)}") from None
         for number, cause in lost:
             self.pool.replace(number, cause)
         if lost:
             self.dispatcher.adopt.remote(self.pool.slots())
+
+    def _replace_dead_actors(self) -> None:
+        """Replace the pool's actors that are dead (a lost dispatcher cannot say which), so that
+        its successor does not spend a chunk's attempts finding them one by one."""
+        probes = {handle.__ray_ready__.remote(): number for handle, number, _ in self.pool.slots()}
+        answered, _ = ray.wait(list(probes), num_returns=len(probes), timeout=PROBE_SECONDS)
+        for ref in answered:  # a busy actor answers late, after its chunks: it is alive
+            try:
+                ray.get(ref)
+            except RayError as error:
+                self.pool.replace(probes[ref], one_line(error))
 
     def close(self) -> None:
         """Kill the runners and the dispatcher (a stop discards the epochs they were running)."""

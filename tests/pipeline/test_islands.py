@@ -315,27 +315,31 @@ def test_islands_lost_again_and_again_end_the_run_with_the_cause_and_the_generat
     assert pd.read_parquet(tmp_path / "lost" / "generations.parquet")["generation"].max() >= 1
 
 
-def _sigkill(ray_session, actor) -> None:
-    """SIGKILL an actor's process, as the kernel's OOM killer would."""
+def _pid(ray_session, actor) -> int:
     import os
 
-    os.kill(ray_session.get(actor.__ray_call__.remote(lambda _: os.getpid())), signal.SIGKILL)
+    return ray_session.get(actor.__ray_call__.remote(lambda _: os.getpid()))
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("victim", ["runner", "dispatcher"])
+@pytest.mark.parametrize("victim, steal", [("runner", False), ("dispatcher", False), ("dispatcher", True)])
 def test_a_runner_or_the_dispatcher_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, ray_session,
-                                                                                       monkeypatch, victim):
+                                                                                       monkeypatch, victim, steal):
+    import os
+
     from pipeline.evaluation import island_runner
 
     text = SAMPLED.replace("generations = 7", "generations = 5")
     expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
-    real, calls = island_runner.RayIslands.results, []
+    real, calls, dispatchers = island_runner.RayIslands.results, [], []
 
-    def killing(self, timeout):  # island 1's runner, or the shared dispatcher, dies while epochs are to run
-        calls.append(timeout)
-        if len(calls) == 2:
-            _sigkill(ray_session, self.runners[1] if victim == "runner" else self.dispatcher)
+    def killing(self, timeout):  # SIGKILL (as the OOM killer would) island 1's runner, or the dispatcher,
+        calls.append(timeout)  # with epochs to run; its pid taken before any epoch is queued on it
+        dispatchers.append(self.dispatcher)
+        if len(calls) == 1:
+            calls.append(_pid(ray_session, self.runners[1] if victim == "runner" else self.dispatcher))
+        if len(calls) == 3:
+            os.kill(calls[1], signal.SIGKILL)
         return real(self, timeout)
 
     from pipeline.evolution import island_loop
@@ -343,9 +347,10 @@ def test_a_runner_or_the_dispatcher_killed_on_ray_restarts_the_islands_to_the_sa
     begun, begin = [], island_loop.IslandLoop._begin
     monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
     monkeypatch.setattr(island_runner.RayIslands, "results", killing)
-    run = _run(tmp_path, text, "killed", workers=2)
+    run = _run(tmp_path, text, "killed", workers=2, execution__steal=steal)
     assert len(begun) == 2  # the islands started again once, from the last recorded generation
     assert run_digests(run.path) == expected
+    assert len(set(map(id, dispatchers))) == (1 if victim == "runner" else 2)  # a live dispatcher is kept
 
 
 @settings(max_examples=200, deadline=None)
