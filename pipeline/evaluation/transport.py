@@ -76,8 +76,10 @@ def unpack_members(packed: list) -> list[Member]:
     if packed[0] == "members":
         return packed[1]
     _, genomes, names, columns, values = packed
-    own = [g.copy() for g in unpack(genomes)] if genomes[0] != "list" else unpack(genomes)  # not views of
-    fields = member_fields()  # one buffer, which a member kept for long would keep whole
+    own = unpack(genomes)
+    if genomes[0] != "list":  # copies, not rows of one buffer that a member kept long would keep whole
+        own = [genome.copy() for genome in own]
+    fields = member_fields()
     return [Member(genome=genome, columns={name: column[i] for name, column in zip(names, columns)},
                    **dict(zip(fields, row))) for i, (genome, row) in enumerate(zip(own, zip(*values)))]
 
