@@ -94,12 +94,8 @@ class IslandRunner:
                 raise RuntimeError(f"island {island}: asked to go on from generation {first - 1}, "
                                    f"but this runner's last epoch ended at {ended}")
         else:
-            own = unpack_members(own)
-            for m in own:
-                m.fitness = self.parts.objectives.fitness(m.columns)
-        sources = [unpack_members(source) for source in packed_sources]
-        for m in (m for source in sources for m in source):
-            m.fitness = self.parts.objectives.fitness(m.columns)
+            own = self._arrived(own)
+        sources = [self._arrived(source) for source in packed_sources]
         population = own
         if migrate:
             leaving = {island: own, **dict(zip(self.plan.sources(first - 1, island), sources))}
@@ -110,6 +106,13 @@ class IslandRunner:
         done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
         self.kept = (last, population)
         return _sent(done), pack_members(population)
+
+    def _arrived(self, packed: list) -> list[Member]:
+        """Members as `pack_members` sent them, with their DEAP fitness rebuilt."""
+        members = unpack_members(packed)
+        for m in members:
+            m.fitness = self.parts.objectives.fitness(m.columns)
+        return members
 
 
 class RayIslands:
@@ -181,7 +184,7 @@ class RayIslands:
                 island, first, last, self.pool.workers, migrate, *inputs)
             self._running[log] = island
             leaving.append(population)
-        if self.plan.lagged() and last == self.plan.pool_point(last):
+        if self.plan.keeps_pools_after(last):
             self._chosen = {g: refs for g, refs in self._chosen.items() if g >= self.plan.emigration(last)}
             self._chosen[last] = leaving
         self._leaving, self._first, self._migrate, self._homes_sent = leaving, last + 1, True, True

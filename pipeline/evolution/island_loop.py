@@ -89,7 +89,7 @@ class InProcessIslands:
             finished.append((island, done))
         sources = self.pools if self.plan.lagged() else leaving
         self.homes = [migrated(self.plan, last, i, {**sources, i: leaving[i]})[0] for i in range(self.plan.count)]
-        if self.plan.lagged() and last == self.plan.pool_point(last):
+        if self.plan.keeps_pools_after(last):
             self.pools = {i: emigrants(leaving[i], self.plan.migrants) for i in leaving}
         self.first = last + 1
         return finished
@@ -186,7 +186,7 @@ class IslandLoop:
                 self.done.setdefault(done.generation, {})[island] = [done.scored, alive, done.failures, done.finished]
             last = epoch[-1].generation
             self.leaving[(island, last)] = self.done[last][island][1]
-            if self.plan.lagged() and last == self.plan.pool_point(last):
+            if self.plan.keeps_pools_after(last):
                 self.pools[(island, last)] = emigrants(self.leaving[(island, last)], self.plan.migrants)
             del self.homes[island]
         for island in range(self.plan.count):

@@ -99,6 +99,11 @@ class Plan:
         `generation` itself, or with `lag` the migration point before (0 for the first)."""
         return generation - self.interval if self.lagged() else generation
 
+    def keeps_pools_after(self, generation: int) -> bool:
+        """With `lag`: whether the emigrants chosen after `generation` are kept for a later
+        migration (an epoch that ends at 0 or at a multiple of `interval`)."""
+        return self.lagged() and generation == self.pool_point(generation)
+
     def pool_point(self, generation: int) -> int:
         """With `lag`: the latest generation <= `generation` whose emigrant pools a later migration
         takes (0 or a multiple of `interval`)."""
