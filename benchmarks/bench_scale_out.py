@@ -15,7 +15,8 @@ lambda / islands children each, migrating every `--interval` generations
 (placed migrants sleep nothing and are not counted); `islands+steal` the same
 with `execution.steal` (idle actors take work from busy ones); `islands+lag` with
 `islands.lag = 1` (no island waits for another at a migration); `islands/16` (or
-`islands+steal/16`, ...) with `execution.chunk_size = 16`. In the same run, the
+`islands+steal/16`, ...) with `execution.chunk_size = 16`; `steady-state+islands`
+the same islands as steady-state ones (asynchronous, in the driver). In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes), because W processes waking on 2 cores cost something by
@@ -67,6 +68,9 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
             data["execution"]["chunk_size"] = int(algorithm.split("/")[1])
         population.update(algorithm="mu+lambda", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2, "lag": int("lag" in flags)}
+    if algorithm == "steady-state+islands":  # the same islands, asynchronous in the driver's loop
+        population.update(algorithm="steady-state", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
+        data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2}
     return data
 
 

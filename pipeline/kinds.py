@@ -8,7 +8,6 @@ record, diversity), each operator taking the generation's own
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np

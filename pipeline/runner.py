@@ -15,6 +15,7 @@ from .plugins import code_bundle
 from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
     package_versions, recover
 from .spec import RunSpec, apply_overrides, parse_spec
+from .spec_islands import on_runners
 
 __all__ = ["RunExists", "check_generations", "failure_reason", "hands_over", "start_run", "resume_run",
            "output_dir"]
@@ -49,30 +50,32 @@ class _Prepared:
         self.kind, self.objectives, self.noise, self.algorithm = \
             self.parts.kind, self.parts.objectives, self.parts.noise, self.parts.algorithm
         self.code = code_bundle(spec)  # the spec's own modules, for the workers
+        runners = on_runners(spec.population.algorithm, spec.islands)
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
                                         expected_batches=_expected_batches(spec, self.algorithm),
                                         code=self.code,
-                                        wait_for_all=spec.execution.wait_for_workers and spec.islands is None,
-                                        stealing=spec.execution.steal and spec.islands is not None)
+                                        wait_for_all=spec.execution.wait_for_workers and not runners,
+                                        stealing=spec.execution.steal and runners)
 
 
-def hands_over(handover: bool, islands: Any) -> bool:
+def hands_over(handover: bool, runners: bool) -> bool:
     """Whether a run on an embedded Ray starts in-process and hands over to the actors once the
-    run proves long (`execution.handover`): never for islands, whose runners need the actors
-    from the start."""
-    return bool(handover) and islands is None
+    run proves long (`execution.handover`): never for islands on runners (`spec_islands.on_runners`),
+    which need the actors from the start."""
+    return bool(handover) and not runners
 
 
 def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
     algorithm at most one per genome (its batches hold one or more). None: no hand-over
     (islands need the actors from the start)."""
-    if not hands_over(spec.execution.handover, spec.islands):
+    if not hands_over(spec.execution.handover, on_runners(spec.population.algorithm, spec.islands)):
         return None
     if getattr(algorithm, "asynchronous", False):
-        return spec.population.size + spec.generations * spec.population.offspring
+        islands = 1 if spec.islands is None else spec.islands.count
+        return islands * (spec.population.size + spec.generations * spec.population.offspring)
     return spec.generations + 1
 
 
@@ -89,7 +92,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         if on_start:
             on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
         tracker, hooks = Tracker(spec, prepared.objectives), [on_generation] if on_generation else []
-        if spec.islands is not None:
+        if on_runners(spec.population.algorithm, spec.islands):
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
             driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_errors import SpecError, explain
-from .spec_islands import ISLAND_ALGORITHMS, Islands, check_islands
+from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
 from .spec_nim import Nim, nim_fingerprint_content
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
@@ -59,9 +59,9 @@ class Population(_Strict):
         if self.restart_after is None:
             if self.restart_keep != 1:
                 raise ValueError("restart_keep: applies only with restart_after")
-        elif self.algorithm not in ISLAND_ALGORITHMS:  # the generational ones
+        elif self.algorithm not in GENERATIONAL_ALGORITHMS:
             raise ValueError(f"restart_after: restarts are for the generational algorithms "
-                             f"({', '.join(ISLAND_ALGORITHMS)}), not {self.algorithm!r}")
+                             f"({', '.join(GENERATIONAL_ALGORITHMS)}), not {self.algorithm!r}")
         elif self.restart_keep >= self.size:
             raise ValueError(f"restart_keep: must be < size = {self.size} (got {self.restart_keep})")
         return self
@@ -178,8 +178,8 @@ class Execution(_Strict):
                                  "(default: the spec's folder)")
     wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "
                                    "(default: work starts on the first ready actor, the rest join as they come)")
-    steal: bool = Field(False, description="islands on Ray: an idle actor takes the unstarted part of a busy "
-                        "one's chunk; pays where each actor has a core of its own, costs CPU where they share")
+    steal: bool = Field(False, description="generational islands on Ray: an idle actor takes the unstarted "
+                        "part of a busy one's chunk; pays where each actor has a core of its own, costs CPU where they share")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
                            "pays for its start; false: start the actors at once")
 

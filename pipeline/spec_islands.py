@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from .spec import RunSpec
 
-__all__ = ["ISLAND_ALGORITHMS", "Islands", "check_islands"]
+__all__ = ["ASYNCHRONOUS_ISLAND_ALGORITHMS", "GENERATIONAL_ALGORITHMS", "ISLAND_ALGORITHMS", "Islands", "check_islands",
+           "on_runners"]
 
 
 class Islands(BaseModel):
@@ -30,7 +31,15 @@ class Islands(BaseModel):
         "first), so no island waits for another"))
 
 
-ISLAND_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")
+GENERATIONAL_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")  # islands on runner actors, an epoch at a time
+ASYNCHRONOUS_ISLAND_ALGORITHMS = ("steady-state",)  # islands in the driver's asynchronous loop
+ISLAND_ALGORITHMS = GENERATIONAL_ALGORITHMS + ASYNCHRONOUS_ISLAND_ALGORITHMS
+
+
+def on_runners(algorithm: str | None, islands: object) -> bool:
+    """Whether a run's islands evolve on runner actors (generational islands: they need the
+    actors from the start); steady-state islands live in the driver's asynchronous loop."""
+    return islands is not None and algorithm not in ASYNCHRONOUS_ISLAND_ALGORITHMS
 
 
 def check_islands(spec: RunSpec) -> None:
@@ -39,8 +48,11 @@ def check_islands(spec: RunSpec) -> None:
     if islands is None:
         return
     if spec.population.algorithm not in ISLAND_ALGORITHMS:
-        raise ValueError(f"islands: the island model runs the generational algorithms "
-                         f"({', '.join(ISLAND_ALGORITHMS)}), not population.algorithm = {spec.population.algorithm!r}")
+        raise ValueError(f"islands: the island model runs the algorithms {', '.join(ISLAND_ALGORITHMS)}, "
+                         f"not population.algorithm = {spec.population.algorithm!r}")
+    if islands.lag and spec.population.algorithm in ASYNCHRONOUS_ISLAND_ALGORITHMS:
+        raise ValueError("islands.lag: steady-state islands never wait for each other (they migrate as their "
+                         "arrivals come); lag = 1 is for the generational algorithms")
     if spec.population.restart_after is not None:
         raise ValueError("population.restart_after: restarts run in one population, not with [islands]")
     if islands.migrants >= spec.population.size:

@@ -32,6 +32,7 @@ def run(args) -> int:
     from ..records.rundir import RunDir
     from ..runner import check_generations, resume_run
     from ..spec import apply_overrides
+    from ..spec_islands import on_runners
     from .run import show_run
 
     check_run_dir(args.run_dir)
@@ -56,7 +57,8 @@ def run(args) -> int:
         overrides.update({"generations": None, "stop.target": None, "stop.stagnation": None})
         return tell_finished(resume, rundir.path, finished)
     check_generations(rundir.path, meta, args.generations, last)  # before the start line
-    plan = execution_plan(execution, spec.get("islands"))
+    population = spec.get("population") if isinstance(spec.get("population"), dict) else {}
+    plan = execution_plan(execution, on_runners(population.get("algorithm"), spec.get("islands")))
     return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), plan, resume)
 
 

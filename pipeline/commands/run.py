@@ -96,10 +96,12 @@ def run(args) -> int:
 def execute(spec, force: bool = False) -> int:
     from ..outputs import check_run_dir
     from ..runner import output_dir, start_run
+    from ..spec_islands import on_runners
 
     target = output_dir(spec)
     check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
-    return show_run(spec.name, target, spec.seed, execution_plan(spec.execution.model_dump(), spec.islands),
+    plan = execution_plan(spec.execution.model_dump(), on_runners(spec.population.algorithm, spec.islands))
+    return show_run(spec.name, target, spec.seed, plan,
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start),
                     note=zero_generations_note(spec.generations))
 

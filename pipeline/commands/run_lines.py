@@ -28,9 +28,9 @@ def _ray_running_here() -> bool:
     return "ray" in sys.modules and sys.modules["ray"].is_initialized()
 
 
-def execution_plan(execution: Mapping[str, Any], islands: Any = None) -> str:
-    """Where the run will evaluate, as `make_evaluator` will decide it (`islands`: the spec's
-    `[islands]` section, if any)."""
+def execution_plan(execution: Mapping[str, Any], runners: bool = False) -> str:
+    """Where the run will evaluate, as `make_evaluator` will decide it (`runners`: its islands
+    evolve on runner actors, `spec_islands.on_runners`)."""
     from ..evaluation.ray_connect import cluster_address
     from ..runner import hands_over
 
@@ -43,7 +43,7 @@ def execution_plan(execution: Mapping[str, Any], islands: Any = None) -> str:
         return f"{actors} on the cluster at {address}"
     if _ray_running_here():
         return f"{actors} on the Ray already running in this process"
-    if not hands_over(execution.get("handover", True), islands):
+    if not hands_over(execution.get("handover", True), runners):
         return f"{actors} on an embedded Ray (loopback), started now"
     return (f"in-process; {actors} on an embedded Ray join{'s' if workers == 1 else ''} only if the run "
             f"grows past ~{_handover_seconds()} s of evaluation")

@@ -3,9 +3,11 @@
 It keeps `2 x workers` batches in flight on the evaluator (`submit`); as each
 comes back (`wait` for any), its members are told to the algorithm one by one
 in arrival order and new children are bred and sent at once. Every
-`offspring` arrivals (the first `size` for generation 0) make a generation:
-the tracker keeps the books, the recorder commits it, hooks hear its row and
-the stop rules are checked. A batch goes to one worker in one call, sized to
+`offspring` arrivals (the first `size` for generation 0; with `[islands]`,
+`count` times those) make a generation: islands migrate if it is one of
+theirs (`migrate`), the tracker keeps the books, the recorder commits it
+(the migrants after the arrivals), hooks hear its row and the stop rules are
+checked. A batch goes to one worker in one call, sized to
 take about max(`BATCH_SECONDS`, 0.004 W) s of evaluation (at most `offspring`
 / W members), so the driver's cost per call stays a small share of its time.
 
@@ -46,10 +48,12 @@ class AsyncLoop(Loop):
     def __init__(self, algorithm: Any, scorer: Scorer, tracker: Tracker, recorder: Recording, seed: int,
                  hooks: list[Hook] | None = None) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
-        self.settings = algorithm.settings  # population size and offspring
+        settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
+        self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
         workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
         self.in_flight = max(1, IN_FLIGHT_PER_WORKER * workers)
-        self.max_batch = 1 if workers == 0 else max(1, self.settings.offspring // workers)
+        # a batch is of one island: at most its share of a generation
+        self.max_batch = 1 if workers == 0 else max(1, min(self.offspring // workers, settings.offspring))
         self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)
         self._per_member = SecondsPerMember()
 
@@ -88,7 +92,7 @@ class AsyncLoop(Loop):
         driver's time per arrival is what the workers wait for."""
         while members:
             arrivals = int(state.extra.get("arrivals", 0))
-            boundary = self.settings.size + max(state.generation + 1, 0) * self.settings.offspring
+            boundary = self.size + max(state.generation + 1, 0) * self.offspring
             now, members = members[:boundary - arrivals], members[boundary - arrivals:]
             for order, member in enumerate(now, start=arrivals):
                 member.order = order
@@ -97,14 +101,20 @@ class AsyncLoop(Loop):
             generation = generation + now
             if arrivals + len(now) < boundary:
                 break
-            state = self.tracker.update(replace(state, generation=state.generation + 1), generation)
-            state = self.recorder.record(state, generation, self._failures, self._started)
+            state, migrants = self._migrate(replace(state, generation=state.generation + 1))
+            state = self.tracker.update(state, generation)
+            state = self.recorder.record(state, generation + migrants, self._failures, self._started)
             self._started, self._failures, generation = time.perf_counter(), 0, []
             self.announce(state)
             reason = self.tracker.stop_reason(state)
             if reason is not None:
                 return state, generation, reason
         return state, generation, None
+
+    def _migrate(self, state: State) -> tuple[State, list[Member]]:
+        """Islands (an algorithm with `migrate`): the migration after this generation, if any."""
+        migrate = getattr(self.algorithm, "migrate", None)
+        return (state, []) if migrate is None else migrate(state)
 
     def _batch_size(self) -> int:
         per_member = self._per_member.value

@@ -44,7 +44,8 @@ from .state import State, variation_rng
 if TYPE_CHECKING:
     from ..spec import RunSpec
 
-__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrated", "migration_rng", "populations", "settle"]
+__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrate_all", "migrated", "migration_rng", "populations",
+           "settle"]
 
 _MIGRATION_STREAM = 3  # variation is stream 1 (state.variation_rng)
 
@@ -193,15 +194,34 @@ def migrated(plan: Plan, generation: int, island: int, leaving: Mapping[int, lis
     return settle(leaving[island], arrivals), arrivals
 
 
-def immigrants(plan: Plan, generation: int, island: int, homes: Mapping[int, list[Member]]) -> list[Member]:
+def immigrants(plan: Plan, generation: int, island: int, homes: Mapping[int, list[Member]],
+               first: int | None = None) -> list[Member]:
     """The migrants `island` takes in after `generation`: copies of the best of each source
-    island (`homes[source]`, its population before the migration), with their new ids."""
+    island (`homes[source]`, its population before the migration), with their new ids (from
+    `first`; None: the generational numbering, `Plan.migrant_id`)."""
     arriving = [m for source in plan.sources(generation, island) for m in emigrants(homes[source], plan.migrants)]
-    first = plan.migrant_id(generation, island)
+    first = plan.migrant_id(generation, island) if first is None else first
     room = plan.rooms(generation)[island]
     return [replace(m, id=first + k, born=generation, parents=[m.id], origin="migrant", columns=dict(m.columns),
-                    eval_seconds=0.0, worker="", fitness=copy.deepcopy(m.fitness), selected=True, island=island)
+                    eval_seconds=0.0, worker="", fitness=copy.deepcopy(m.fitness), selected=True, island=island,
+                    order=None)
             for k, m in enumerate(arriving[:room])]
+
+
+def migrate_all(plan: Plan, generation: int, populations: list[list[Member]], next_id: int) -> \
+        tuple[list[list[Member]], list[Member]]:
+    """Every island's population after the migration that follows `generation`, all at once (the
+    steady-state islands, which hold every island in one place), and the migrants placed,
+    numbered from `next_id` island by island."""
+    homes = dict(enumerate(populations))
+    after: list[list[Member]] = []
+    placed: list[Member] = []
+    for island in range(plan.count):
+        arrivals = immigrants(plan, generation, island, homes, next_id + len(placed))
+        arrivals = arrivals[:max(len(populations[island]) - 1, 0)]  # an island not yet full (arrivals late)
+        after.append(settle(populations[island], arrivals))
+        placed += arrivals
+    return after, placed
 
 
 def settle(population: list[Member], arrivals: list[Member]) -> list[Member]:

@@ -26,6 +26,7 @@ from operators.variation import var_or
 
 from .algorithms import Context, new_members, register
 from .generational import first_population
+from .islands import Plan, migrate_all
 from .members import Member
 from .state import State
 
@@ -34,53 +35,77 @@ __all__ = ["SteadyState"]
 
 @register("steady-state")
 class SteadyState:
-    """Breeds `count` children per `ask`; `tell` inserts arrivals one by one."""
+    """Breeds `count` children per `ask`; `tell` inserts arrivals one by one.
+
+    With `[islands]`, each island is such a population of its own: a batch is bred
+    from the island with the fewest births so far (the lowest first), its arrivals
+    go back to it, and after every `interval` generations of all islands' arrivals
+    `migrate` sends copies of each island's best along the topology
+    (`islands.immigrants`), numbered after every id handed out so far."""
 
     asynchronous = True
 
     def __init__(self, context: Context) -> None:
         self.context = context
         self.settings = context.spec.population
-        self._book: tuple[list[Member], _Book] | None = None  # the last population told, and its book
+        self.plan = None if context.spec.islands is None else Plan.of(context.spec)
+        self.islands = 1 if self.plan is None else self.plan.count
+        self._books: dict[int, tuple[list[Member], _Book]] = {}  # island -> its last population told, and book
         if context.reevaluate:
             raise ValueError("population.algorithm 'steady-state' scores each individual once: set "
                              "sampling.reevaluate = false (or use exact opponents)")
 
-    def births(self, state: State) -> int:
-        return int(state.extra.get("births", 0))
+    def births(self, state: State) -> list[int]:
+        """Members bred so far, per island (one population: kept as one number, as runs always had)."""
+        births = state.extra.get("births", 0)
+        return [int(b) for b in births] if isinstance(births, list) else [int(births)] + [0] * (self.islands - 1)
+
+    def _populations(self, state: State) -> list[list[Member]]:
+        return [*state.populations, *[[] for _ in range(self.islands - len(state.populations))]]
 
     def ask(self, state: State, rng: np.random.Generator, count: int = 1) -> list[Member]:
-        """`count` new members: random while the first population is being made, else children."""
+        """`count` new members: random while an island's first population is being made, else children."""
         births = self.births(state)
-        generation = max(state.generation, 0) + (1 if births >= self.settings.size else 0)
-        random = min(count, max(self.settings.size - births, 0))
-        if not state.populations[0]:  # all of generation 0 still in flight (many workers, small size)
+        island = min(range(self.islands), key=lambda i: births[i])
+        population = self._populations(state)[island]
+        generation = max(state.generation, 0) + (1 if births[island] >= self.settings.size else 0)
+        random = min(count, max(self.settings.size - births[island], 0))
+        if not population:  # all of generation 0 still in flight (many workers, small size)
             random = count
         members = first_population(self.context, rng, random, first_id=state.next_id) if random else []
         if count > random:
-            members += self._children(state.populations[0], generation, state.next_id + random, count - random, rng)
+            members += self._children(population, island, generation, state.next_id + random, count - random, rng)
         for m in members:
-            m.born = generation
+            m.born, m.island = generation, island
         return members
 
-    def _children(self, population: list[Member], generation: int, next_id: int, count: int,
+    def _children(self, population: list[Member], island: int, generation: int, next_id: int, count: int,
                   rng: np.random.Generator) -> list[Member]:
         ops = self.context.spec.operators
-        ranks = self._book_of(population).ranks()
+        ranks = self._book_of(population, island).ranks()
         children = var_or(self.context.kind, _Genomes(population),
                           lambda k, rng: selection.tournament(ranks, k, self.settings.tournament, rng),
                           count, ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
         return new_members(children, population, generation, next_id)
 
     def bred(self, state: State, members: list[Member]) -> State:
-        """The state once `members` (from `ask`) are on their way: ids and births counted."""
-        extra = {**state.extra, "births": self.births(state) + len(members)}
+        """The state once `members` (from `ask`, of one island) are on their way: ids and births counted."""
+        births = self.births(state)
+        if members:
+            births[members[0].island] += len(members)
+        extra = {**state.extra, "births": births[0] if self.islands == 1 else births}
         return replace(state, next_id=state.next_id + len(members), extra=extra)
 
     def tell(self, state: State, scored: list[Member]) -> State:
-        population = list(state.populations[0])
-        book = self._book_of(state.populations[0])
-        self._book = None  # until `population` is final
+        populations = self._populations(state)
+        for island in sorted({m.island for m in scored}):
+            populations[island] = self._insert(populations[island], island, [m for m in scored if m.island == island])
+        return replace(state, populations=populations)
+
+    def _insert(self, told: list[Member], island: int, scored: list[Member]) -> list[Member]:
+        population = list(told)
+        book = self._book_of(told, island)
+        self._books.pop(island, None)  # until `population` is final
         for m in scored:
             key = self.context.kind.identity(m.genome)
             if len(population) < self.settings.size:
@@ -94,17 +119,26 @@ class SteadyState:
                 book.remove(population[worst])
                 book.add(worst, m, key)
                 population[worst] = m
-        self._book = (population, book)
-        return replace(state, populations=[population])
+        self._books[island] = (population, book)
+        return population
 
-    def _book_of(self, population: list[Member]) -> _Book:
-        """The book of the population `tell` last returned, or a new one (first call, resume)."""
-        if self._book is not None and self._book[0] is population:
-            return self._book[1]
+    def migrate(self, state: State) -> tuple[State, list[Member]]:
+        """The state after the migration that follows generation `state.generation` (if one does),
+        and the migrants placed; a run without islands has none."""
+        if self.plan is None or not self.plan.migrates_after(state.generation):
+            return state, []
+        populations, migrants = migrate_all(self.plan, state.generation, state.populations, state.next_id)
+        return replace(state, populations=populations, next_id=state.next_id + len(migrants)), migrants
+
+    def _book_of(self, population: list[Member], island: int) -> _Book:
+        """The book of the population `tell` last returned for `island`, or a new one (first call, resume)."""
+        kept = self._books.get(island)
+        if kept is not None and kept[0] is population:
+            return kept[1]
         book = _Book()
         for place, m in enumerate(population):
             book.add(place, m, self.context.kind.identity(m.genome))
-        self._book = (population, book)
+        self._books[island] = (population, book)
         return book
 
 

@@ -161,6 +161,11 @@ class Recorder:
         m = Member(int(row["id"]), int(row.get("born", row["generation"])), self.schema.kind.from_record(row["genome"]),
                    [int(p) for p in row["parents"]], row["origin"], columns, float(row["eval_seconds"]),
                    row["worker"], selected=bool(row["selected"]), island=int(row.get("island", 0) or 0),
-                   order=None if row.get("order") is None else int(row["order"]))
+                   order=_order(row.get("order")))
         m.fitness = self.objectives.fitness(columns)
         return m
+
+
+def _order(value: Any) -> int | None:
+    """A row's arrival order; None where the log has none (a migrant: null, read back as NaN)."""
+    return None if value is None or value != value else int(value)

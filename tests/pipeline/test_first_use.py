@@ -33,21 +33,24 @@ def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
 
 # -- 1. the start line says what will happen, the done line what did -------------------------
 
-@pytest.mark.parametrize("execution, islands, expected", [
-    ({"workers": 0}, None, "in-process, no Ray"),
-    ({"workers": 2}, None, "in-process; 2 Ray workers on an embedded Ray join only if the run grows past ~30 s"),
-    ({"workers": 1}, None, "in-process; 1 Ray worker on an embedded Ray joins only if"),
-    ({"workers": "auto"}, None, "in-process; Ray workers (one per CPU) on an embedded Ray join only if"),
-    ({"workers": 2, "handover": False}, None, "2 Ray workers on an embedded Ray (loopback), started now"),
-    ({"workers": 2}, {"count": 2}, "2 Ray workers on an embedded Ray (loopback), started now"),  # never handed over
-    ({"workers": 3, "address": "10.0.0.2:6379"}, None, "3 Ray workers on the cluster at 10.0.0.2:6379"),
+@pytest.mark.parametrize("execution, algorithm, islands, expected", [
+    ({"workers": 0}, None, None, "in-process, no Ray"),
+    ({"workers": 2}, None, None, "in-process; 2 Ray workers on an embedded Ray join only if the run grows past ~30 s"),
+    ({"workers": 1}, None, None, "in-process; 1 Ray worker on an embedded Ray joins only if"),
+    ({"workers": "auto"}, None, None, "in-process; Ray workers (one per CPU) on an embedded Ray join only if"),
+    ({"workers": 2, "handover": False}, None, None, "2 Ray workers on an embedded Ray (loopback), started now"),
+    ({"workers": 2}, None, {"count": 2}, "2 Ray workers on an embedded Ray (loopback), started now"),  # on runners
+    ({"workers": 2}, "nsga2", {"count": 2}, "2 Ray workers on an embedded Ray (loopback), started now"),
+    ({"workers": 2}, "steady-state", {"count": 2}, "in-process; 2 Ray workers on an embedded Ray join only if"),
+    ({"workers": 3, "address": "10.0.0.2:6379"}, None, None, "3 Ray workers on the cluster at 10.0.0.2:6379"),
 ])
-def test_the_start_line_says_where_the_run_will_evaluate(execution, islands, expected, monkeypatch):
+def test_the_start_line_says_where_the_run_will_evaluate(execution, algorithm, islands, expected, monkeypatch):
     from pipeline.commands.run_lines import execution_plan
+    from pipeline.spec_islands import on_runners
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.setattr("pipeline.commands.run_lines._ray_running_here", lambda: False)
-    assert execution_plan(execution, islands).startswith(expected)
+    assert execution_plan(execution, on_runners(algorithm, islands)).startswith(expected)
 
 
 def test_a_ray_job_driver_says_it_joins_its_cluster(monkeypatch):

@@ -199,7 +199,8 @@ def test_islands_change_the_fingerprint_and_refuse_an_algorithm_they_cannot_run(
         (tmp_path / folder).mkdir()
         other = load_spec(_spec(tmp_path / folder, SETCOVER + lag, "islands")).fingerprint()
         assert (other == islands.fingerprint()) == (lag != LAG)
-    with pytest.raises(SpecError, match="islands: the island model runs the generational algorithms"):
+    with pytest.raises(SpecError, match="islands: the island model runs the algorithms mu.lambda, mu,lambda, nsga2, "
+                                        "steady-state, not population.algorithm = 'm:Mine'"):
         load_spec(_spec(tmp_path, SETCOVER.replace("[population]", '[population]\nalgorithm = "m:Mine"'), "user"))
 
 

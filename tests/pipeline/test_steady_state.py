@@ -171,10 +171,11 @@ def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, siz
     from pipeline.evolution.steady_state import SteadyState
 
     def algorithm():
-        spec = NS(population=NS(size=size, distinct=distinct))
+        spec = NS(population=NS(size=size, distinct=distinct), islands=None)
         return SteadyState(NS(spec=spec, kind=NS(identity=lambda genome: genome), reevaluate=False))
 
-    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b)))) for i, (a, b, g) in enumerate(arrivals)]
+    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b))), island=0)
+               for i, (a, b, g) in enumerate(arrivals)]
     steady, state, expected = algorithm(), State(), []
     for call, cut in enumerate(cuts + [len(members)]):
         batch, members = members[:cut], members[cut:]
