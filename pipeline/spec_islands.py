@@ -51,8 +51,8 @@ def check_islands(spec: RunSpec) -> None:
         raise ValueError(f"islands: the island model runs the algorithms {', '.join(ISLAND_ALGORITHMS)}, "
                          f"not population.algorithm = {spec.population.algorithm!r}")
     if islands.lag and spec.population.algorithm in ASYNCHRONOUS_ISLAND_ALGORITHMS:
-        raise ValueError("islands.lag: steady-state islands never wait for each other (they migrate as their "
-                         "arrivals come); lag = 1 is for the generational algorithms")
+        raise ValueError("islands.lag: steady-state islands never wait for each other (they all migrate at once, "
+                         "in the driver); lag = 1 is for the generational algorithms")
     if spec.population.restart_after is not None:
         raise ValueError("population.restart_after: restarts run in one population, not with [islands]")
     if islands.migrants >= spec.population.size:
