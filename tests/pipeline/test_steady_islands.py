@@ -4,6 +4,12 @@ generations; deterministic and exactly resumable in-process, a log that says wha
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +18,8 @@ import pipeline
 from pipeline.evolution.islands import Plan
 from pipeline.spec import SpecError
 from tests.golden.digest import run_digests
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _spec(count: int = 3, interval: int = 2, migrants: int = 2, topology: str = "ring", generations: int = 8,
@@ -97,3 +105,18 @@ def test_steady_state_islands_refuse_lag_in_one_line(tmp_path):
     with pytest.raises(SpecError, match="islands.lag: steady-state islands never wait for each other") as raised:
         pipeline.run(spec, out=str(tmp_path / "never"))
     assert "\n" not in str(raised.value) and not (tmp_path / "never").exists()
+
+
+@pytest.mark.timeout(300)
+def test_a_sigkilled_run_resumes_to_the_uninterrupted_log(tmp_path):
+    """SIGKILL after the migration that follows generation 4 (in-process: deterministic), then resume."""
+    spec = _spec()
+    whole = pipeline.run(spec, out=str(tmp_path / "whole"))
+    out = tmp_path / "killed"
+    code = (f"import os, signal, pipeline; pipeline.run({spec!r}, out={str(out)!r}, "
+            "on_generation=lambda row: row['generation'] == 5 and os.kill(os.getpid(), signal.SIGKILL))")
+    killed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240)
+    assert killed.returncode == -signal.SIGKILL
+    assert pd.read_parquet(out / "individuals")["generation"].max() in (4, 5)  # 5 may not be on disk yet
+    pipeline.resume(out)
+    assert run_digests(out) == run_digests(whole.path)
