@@ -69,8 +69,8 @@ def hands_over(handover: bool, runners: bool) -> bool:
 
 def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
-    algorithm at most one per genome (its batches hold one or more). None: no hand-over
-    (islands need the actors from the start)."""
+    algorithm at most one per genome (its batches hold one or more; every island's). None: no
+    hand-over (islands on runners need the actors from the start)."""
     if not hands_over(spec.execution.handover, on_runners(spec.population.algorithm, spec.islands)):
         return None
     if getattr(algorithm, "asynchronous", False):
