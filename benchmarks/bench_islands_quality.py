@@ -22,7 +22,8 @@ resumes where it was (runs already there are skipped):
         --problems gp setcover --arms one 4x-i5-m2 --seeds 1 2 3 4 5 6 7 8 9 10
     .venv/bin/python benchmarks/bench_islands_quality.py --report   # the tables only
 
-An arm is `one` or COUNTx-iINTERVAL-mMIGRANTS[-random|-full]. The figures
+An arm is `one` or COUNTx-iINTERVAL-mMIGRANTS[-random|-full], either with `ss-`
+before it for steady-state (`ss-one`, `ss-4x-i20-m1`). The figures
 and what they say: benchmarks/README.md, "Islands and quality".
 """
 
@@ -67,7 +68,9 @@ PROBLEMS = {
 
 def islands_of(arm: str) -> dict[str, Any] | None:
     """The `[islands]` section an arm name stands for: `one` (none), or `4x-i5-m2` (4 islands,
-    interval 5, 2 migrants, ring) with an optional `-random` or `-full` topology."""
+    interval 5, 2 migrants, ring) with an optional `-random` or `-full` topology; an `ss-` before
+    either is the same with `algorithm = "steady-state"`."""
+    arm = arm.removeprefix("ss-")
     if arm == "one":
         return None
     count, interval, migrants, *topology = arm.split("-")
@@ -89,6 +92,8 @@ def arm_spec(problem: Problem, arm: str, seed: int, out: Path, generations: int 
     if generations is not None:
         spec["generations"] = generations
     spec["execution"] = {**spec.get("execution", {}), "workers": 0, "output": str(out)}
+    if arm.startswith("ss-"):
+        spec["population"] = {**spec["population"], "algorithm": "steady-state"}
     islands = islands_of(arm)
     if islands is not None:
         population, count = spec["population"], islands["count"]

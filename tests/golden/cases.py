@@ -45,6 +45,12 @@ CASES: dict[str, tuple[str, dict]] = {
                                              "objectives__mode": "pareto"}),
     "gp-comma": ("tests/golden/specs/nim-gp-v1.toml", {"generations": 2, "population__algorithm": "mu,lambda",
                                       "population__size": 60, "population__offspring": 120}),
+    # steady-state in-process (deterministic there); pinned from the code before steady-state islands
+    "setcover-steady-state": ("runs/setcover-1000.toml", {"generations": 4, "population__algorithm": "steady-state"}),
+    "table-steady-state": ("runs/nim-table.toml", {"generations": 3, "population__algorithm": "steady-state"}),
+    # steady-state islands: 21 generations, one migration (after 20)
+    "setcover-200-steady-islands": ("runs/setcover-200-islands.toml", {"generations": 21,
+                                                                       "population__algorithm": "steady-state"}),
 }
 
 
