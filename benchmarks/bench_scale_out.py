@@ -66,11 +66,13 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
         data["execution"]["steal"] = "steal" in flags
         if "/" in algorithm:
             data["execution"]["chunk_size"] = int(algorithm.split("/")[1])
-        population.update(algorithm="mu+lambda", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2, "lag": int("lag" in flags)}
-    if algorithm == "steady-state+islands":  # the same islands, asynchronous in the driver's loop
-        population.update(algorithm="steady-state", size=max(2, lam // (2 * args.islands)), offspring=lam // args.islands)
+    elif algorithm == "steady-state+islands":  # the same islands, asynchronous in the driver's loop
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2}
+    if "islands" in data:  # lambda children a generation over all islands
+        steady = algorithm == "steady-state+islands"
+        population.update(algorithm="steady-state" if steady else "mu+lambda", size=max(2, lam // (2 * args.islands)),
+                          offspring=lam // args.islands)
     return data
 
 

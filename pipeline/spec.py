@@ -178,8 +178,9 @@ class Execution(_Strict):
                                  "(default: the spec's folder)")
     wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "
                                    "(default: work starts on the first ready actor, the rest join as they come)")
-    steal: bool = Field(False, description="generational islands on Ray: an idle actor takes the unstarted "
-                        "part of a busy one's chunk; pays where each actor has a core of its own, costs CPU where they share")
+    steal: bool = Field(False, description="generational islands on Ray: an idle actor takes the "
+                        "unstarted part of a busy one's chunk; pays where each actor has a core of its own, "
+                        "costs CPU where they share")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
                            "pays for its start; false: start the actors at once")
 

@@ -8,8 +8,9 @@ in arrival order and new children are bred and sent at once. Every
 theirs (`migrate`), the tracker keeps the books, the recorder commits it
 (the migrants after the arrivals), hooks hear its row and the stop rules are
 checked. A batch goes to one worker in one call, sized to
-take about max(`BATCH_SECONDS`, 0.004 W) s of evaluation (at most `offspring`
-/ W members), so the driver's cost per call stays a small share of its time.
+take about max(`BATCH_SECONDS`, 0.004 W) s of evaluation (at most a
+generation's arrivals / W members, and one island's `offspring`), so the
+driver's cost per call stays a small share of its time.
 
 With workers = 0 one child at a time is bred, scored and told: the run is
 deterministic and resumes exactly.

@@ -1,5 +1,8 @@
 """The island model: `count` populations evolve apart and exchange migrants every `interval` generations.
 
+What follows is the generational island model; steady-state islands (`migrate_all`) live in
+the driver's asynchronous loop and number their migrants from the run's next id.
+
 Between two migrations an island needs nobody: `evolve` runs its generations
 (the run's generational algorithm, ask -> score -> tell) on whatever scores
 members, in this process or in an island runner on the cluster. Every draw
@@ -44,8 +47,8 @@ from .state import State, variation_rng
 if TYPE_CHECKING:
     from ..spec import RunSpec
 
-__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrate_all", "migrated", "migration_rng", "populations",
-           "settle"]
+__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrate_all", "migrated", "migration_rng",
+           "populations", "settle"]
 
 _MIGRATION_STREAM = 3  # variation is stream 1 (state.variation_rng)
 

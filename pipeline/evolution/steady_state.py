@@ -8,7 +8,8 @@ member if it is fitter, unless its genome is already in the population
 just join it. The first `size` births are random genomes (generation 0).
 
 The log keeps generations: generation g is the g-th run of `offspring`
-arrivals after the first `size`, recorded in arrival order (`order`).
+arrivals after the first `size` (of every island's: `count` times those),
+recorded in arrival order (`order`).
 What is bred depends on what has arrived when, so on workers the trajectory
 depends on timing; with workers = 0 it is deterministic.
 """

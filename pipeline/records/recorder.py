@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 from deap import tools
 
@@ -168,4 +169,4 @@ class Recorder:
 
 def _order(value: Any) -> int | None:
     """A row's arrival order; None where the log has none (a migrant: null, read back as NaN)."""
-    return None if value is None or value != value else int(value)
+    return None if pd.isna(value) else int(value)

@@ -63,7 +63,7 @@ class Schema:
         }
         if islands:
             columns["island"] = pa.array([m.island for m in members], pa.int64())
-        if members[0].order is not None:
+        if any(m.order is not None for m in members):  # arrivals of an asynchronous run (not its migrants)
             columns["order"] = pa.array([m.order for m in members], pa.int64())
         if self.objectives.mode == "weighted":
             columns["fitness"] = pa.array([m.fitness.values[0] for m in members], pa.float64())

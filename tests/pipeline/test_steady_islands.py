@@ -32,8 +32,9 @@ def _spec(count: int = 3, interval: int = 2, migrants: int = 2, topology: str = 
 
 
 def _check_islands_log(run, spec: dict, in_process: bool) -> None:
-    """Arrivals in order, children bred within their own island, and after every migration
-    point exactly the copies the plan routes, each of its source's best."""
+    """Arrivals in order, children bred within their own island from members that had arrived,
+    and after every migration point exactly the copies the plan routes, from their sources,
+    placed in the populations."""
     frame = run.individuals()
     islands, size, offspring = spec["islands"]["count"], spec["population"]["size"], spec["population"]["offspring"]
     arrivals, migrants = frame[frame["origin"] != "migrant"], frame[frame["origin"] == "migrant"]
@@ -47,6 +48,12 @@ def _check_islands_log(run, spec: dict, in_process: bool) -> None:
     rows = frame.set_index("id")
     for child in arrivals.itertuples():
         assert all(rows.at[p, "island"] == child.island for p in child.parents)  # islands evolve apart
+        assert all(rows.at[p, "order"] < child.order for p in child.parents if rows.at[p, "origin"] != "migrant")
+    for migrant in migrants.itertuples():  # a copy of its emigrant, placed, not evaluated
+        parent = rows.loc[migrant.parents[0]]
+        assert list(migrant.genome) == list(parent["genome"]) and migrant.cost == parent["cost"]
+        assert migrant.born == migrant.generation and migrant.eval_seconds == 0 and migrant.worker == ""
+        assert parent["generation"] <= migrant.generation
     plan = _plan(spec)
     population = run.populations()
     for generation in range(1, len(run.generations())):
@@ -76,10 +83,12 @@ def test_in_process_islands_are_deterministic_resume_exactly_and_log_what_happen
     again = pipeline.run(spec, out=str(tmp_path / "again"))
     assert run_digests(whole.path) == run_digests(again.path)
     _check_islands_log(whole, spec, in_process=True)
-    cut = pipeline.run(spec, out=str(tmp_path / "cut"), on_generation=lambda row: row["generation"] == 3)
-    assert cut.meta["stop_reason"] == "callback"
-    pipeline.resume(cut.path)  # the migration after generation 4 happens in the resumed part
-    assert run_digests(cut.path) == run_digests(whole.path)
+    for stop in (3, 4):  # before the migration after generation 4, and right after it
+        cut = pipeline.run(spec, out=str(tmp_path / f"cut-{stop}"),
+                           on_generation=lambda row: row["generation"] == stop)
+        assert cut.meta["stop_reason"] == "callback"
+        pipeline.resume(cut.path)
+        assert run_digests(cut.path) == run_digests(whole.path)
 
 
 @settings(max_examples=12, deadline=None)
