@@ -58,7 +58,26 @@ def test_steady_state_resumes_to_the_uninterrupted_log(tmp_path):
     assert run_digests(cut.path) == run_digests(whole.path)
 
 
-def test_on_ray_workers_every_worker_scores_and_the_log_says_what_happened(tmp_path, ray_session):
+def _taking_turns(monkeypatch, waiting_for) -> set[int]:
+    """The numbers of the actors that have scored so far; while `waiting_for(evaluator)` holds, the
+    run's waits wait for every batch in flight, so that each actor gets its turn however fast the
+    others are on a loaded machine (a run of quick genomes can end before a slow actor's first batch)."""
+    from pipeline.evaluation.ray_pool import RayEvaluator
+
+    real, scored = RayEvaluator.wait, set()
+
+    def wait(self, tickets, every=False, timeout=None):
+        done = real(self, tickets, every or waiting_for(self), timeout)
+        for evaluated in done.values():
+            scored.update(int(label.split("@")[0].removeprefix("actor-")) for label in evaluated.worker)
+        return done
+
+    monkeypatch.setattr(RayEvaluator, "wait", wait)
+    return scored
+
+
+def test_on_ray_workers_every_worker_scores_and_the_log_says_what_happened(tmp_path, ray_session, monkeypatch):
+    scored = _taking_turns(monkeypatch, lambda evaluator: not {1, 2} <= scored)
     run = _run(tmp_path, "ray", workers=2, execution__wait_for_workers=True)
     _check_log_is_what_happened(run)
     workers = run.individuals(columns=["worker"])["worker"]
@@ -70,7 +89,7 @@ def test_on_ray_an_actor_killed_mid_run_loses_nothing_and_the_log_says_what_happ
                                                                                       monkeypatch):
     from pipeline.evaluation.ray_pool import RayEvaluator
 
-    real_submit, real_wait, submitted, killed, scored = RayEvaluator.submit, RayEvaluator.wait, [], [], set()
+    real_submit, submitted, killed = RayEvaluator.submit, [], []
 
     def successor_up(self) -> bool:
         return bool(killed) and killed[0] not in self.actors
@@ -84,15 +103,10 @@ def test_on_ray_an_actor_killed_mid_run_loses_nothing_and_the_log_says_what_happ
             self.wait_until_ready()
         return real_submit(self, *args, **kwargs)
 
-    def waiting(self, tickets, every=False, timeout=None):  # until actor-1, then its successor, has
-        turn = 1 not in scored or (successor_up(self) and 3 not in scored)  # scored, wait for every
-        done = real_wait(self, tickets, every or turn, timeout)  # batch in flight: each actor gets its
-        for evaluated in done.values():  # turn however fast the others are on a loaded machine
-            scored.update(int(label.split("@")[0].removeprefix("actor-")) for label in evaluated.worker)
-        return done
-
+    # until actor-1, then its successor, has scored, every actor takes turns
+    scored = _taking_turns(monkeypatch, lambda evaluator: 1 not in scored or (successor_up(evaluator)
+                                                                               and 3 not in scored))
     monkeypatch.setattr(RayEvaluator, "submit", killing)
-    monkeypatch.setattr(RayEvaluator, "wait", waiting)
     run = _run(tmp_path, "ray", workers=2, execution__wait_for_workers=True)
     assert len(killed) == 1 and len(submitted) > 16
     _check_log_is_what_happened(run)
