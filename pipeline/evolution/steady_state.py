@@ -39,10 +39,12 @@ class SteadyState:
     """Breeds `count` children per `ask`; `tell` inserts arrivals one by one.
 
     With `[islands]`, each island is such a population of its own: a batch is bred
-    from the island with the fewest births so far (the lowest first), its arrivals
-    go back to it, and after every `interval` generations of all islands' arrivals
-    `migrate` sends copies of each island's best along the topology
-    (`islands.immigrants`), numbered after every id handed out so far."""
+    from the island with the fewest members arrived or in flight (the lowest first:
+    in-process, the fewest births; after a resume on workers, the batches lost in
+    flight do not count), its arrivals go back to it, and after every `interval`
+    generations of all islands' arrivals `migrate` sends copies of each island's
+    best along the topology (`islands.immigrants`), numbered after every id
+    handed out so far."""
 
     asynchronous = True
 
@@ -52,6 +54,7 @@ class SteadyState:
         self.plan = None if context.spec.islands is None else Plan.of(context.spec)
         self.islands = 1 if self.plan is None else self.plan.count
         self._books: dict[int, tuple[list[Member], _Book]] = {}  # island -> its last population told, and book
+        self._in_flight = [0] * self.islands  # members bred by this object and not yet told, per island
         if context.reevaluate:
             raise ValueError("population.algorithm 'steady-state' scores each individual once: set "
                              "sampling.reevaluate = false (or use exact opponents)")
@@ -67,7 +70,8 @@ class SteadyState:
     def ask(self, state: State, rng: np.random.Generator, count: int = 1) -> list[Member]:
         """`count` new members: random while an island's first population is being made, else children."""
         births = self.births(state)
-        island = min(range(self.islands), key=lambda i: births[i])
+        arrived = state.extra.get("arrived", [0] * self.islands)
+        island = min(range(self.islands), key=lambda i: arrived[i] + self._in_flight[i])
         population = self._populations(state)[island]
         generation = max(state.generation, 0) + (1 if births[island] >= self.settings.size else 0)
         random = min(count, max(self.settings.size - births[island], 0))
@@ -94,14 +98,20 @@ class SteadyState:
         births = self.births(state)
         if members:
             births[members[0].island] += len(members)
+            self._in_flight[members[0].island] += len(members)
         extra = {**state.extra, "births": births[0] if self.islands == 1 else births}
         return replace(state, next_id=state.next_id + len(members), extra=extra)
 
     def tell(self, state: State, scored: list[Member]) -> State:
         populations = self._populations(state)
+        arrived = list(state.extra.get("arrived", [0] * self.islands))
         for island in sorted({m.island for m in scored}):
-            populations[island] = self._insert(populations[island], island, [m for m in scored if m.island == island])
-        return replace(state, populations=populations)
+            mine = [m for m in scored if m.island == island]
+            populations[island] = self._insert(populations[island], island, mine)
+            arrived[island] += len(mine)
+            self._in_flight[island] = max(self._in_flight[island] - len(mine), 0)
+        extra = state.extra if self.islands == 1 else {**state.extra, "arrived": arrived}
+        return replace(state, populations=populations, extra=extra)
 
     def _insert(self, told: list[Member], island: int, scored: list[Member]) -> list[Member]:
         population = list(told)

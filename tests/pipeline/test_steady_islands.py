@@ -129,3 +129,24 @@ def test_a_sigkilled_run_resumes_to_the_uninterrupted_log(tmp_path):
     assert pd.read_parquet(out / "individuals")["generation"].max() in (4, 5)  # 5 may not be on disk yet
     pipeline.resume(out)
     assert run_digests(out) == run_digests(whole.path)
+
+
+def test_after_a_resume_the_batches_lost_in_flight_do_not_count_against_their_island():
+    """A batch is bred from the island with the fewest members arrived or in flight. Batches in
+    flight when a driver died never arrive: a resumed driver (a new algorithm object) must not
+    count them, or that island would stay behind the others for the rest of the run."""
+    import numpy as np
+
+    from pipeline.evolution.parts import build_parts
+    from pipeline.evolution.state import State
+    from pipeline.spec import parse_spec
+
+    spec = parse_spec(_spec())
+    algorithm, state, rng = build_parts(spec).algorithm, State(), np.random.default_rng(0)
+    for _ in range(4):  # none told yet: islands 0, 1, 2, then 0 again
+        batch = algorithm.ask(state, rng, 4)
+        state = algorithm.bred(state, batch)
+    assert algorithm.births(state) == [8, 4, 4]
+    assert algorithm.ask(state, rng, 4)[0].island == 1  # this driver still awaits island 0's two batches
+    resumed = build_parts(spec).algorithm  # they were lost with the driver that bred them
+    assert resumed.ask(state, rng, 4)[0].island == 0
