@@ -50,14 +50,14 @@ class _Prepared:
         self.kind, self.objectives, self.noise, self.algorithm = \
             self.parts.kind, self.parts.objectives, self.parts.noise, self.parts.algorithm
         self.code = code_bundle(spec)  # the spec's own modules, for the workers
-        runners = on_runners(spec.population.algorithm, spec.islands)
+        self.runners = on_runners(spec.population.algorithm, spec.islands)  # islands on runner actors
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=_expected_batches(spec, self.algorithm),
+                                        expected_batches=_expected_batches(spec, self.algorithm, self.runners),
                                         code=self.code,
-                                        wait_for_all=spec.execution.wait_for_workers and not runners,
-                                        stealing=spec.execution.steal and runners)
+                                        wait_for_all=spec.execution.wait_for_workers and not self.runners,
+                                        stealing=spec.execution.steal and self.runners)
 
 
 def hands_over(handover: bool, runners: bool) -> bool:
@@ -67,11 +67,11 @@ def hands_over(handover: bool, runners: bool) -> bool:
     return bool(handover) and not runners
 
 
-def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
+def _expected_batches(spec: RunSpec, algorithm: Any, runners: bool) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
     algorithm at most one per genome (its batches hold one or more; every island's). None: no
     hand-over (islands on runners need the actors from the start)."""
-    if not hands_over(spec.execution.handover, on_runners(spec.population.algorithm, spec.islands)):
+    if not hands_over(spec.execution.handover, runners):
         return None
     if getattr(algorithm, "asynchronous", False):
         islands = 1 if spec.islands is None else spec.islands.count
@@ -92,7 +92,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         if on_start:
             on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
         tracker, hooks = Tracker(spec, prepared.objectives), [on_generation] if on_generation else []
-        if on_runners(spec.population.algorithm, spec.islands):
+        if prepared.runners:
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
             driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import pipeline
 from pipeline.evolution.islands import Plan
-from pipeline.spec import SpecError
+from pipeline.spec import SpecError, parse_spec
 from tests.golden.digest import run_digests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def _check_islands_log(run, spec: dict, in_process: bool) -> None:
         assert list(migrant.genome) == list(parent["genome"]) and migrant.cost == parent["cost"]
         assert migrant.born == migrant.generation and migrant.eval_seconds == 0 and migrant.worker == ""
         assert parent["generation"] <= migrant.generation
-    plan = _plan(spec)
+    plan = Plan.of(parse_spec(spec))
     population = run.populations()
     for generation in range(1, len(run.generations())):
         placed = migrants[migrants["generation"] == generation]
@@ -69,12 +69,6 @@ def _check_islands_log(run, spec: dict, in_process: bool) -> None:
             assert set(arrived["id"]) <= set(population[(population["generation"] == generation)
                                                          & (population["island"] == island)]["id"])
     assert run.generations()["best_cost"].is_monotonic_decreasing  # replace-worst and migration keep the best
-
-
-def _plan(spec: dict) -> Plan:
-    islands = spec["islands"]
-    return Plan(islands["count"], islands["interval"], islands["migrants"], islands["topology"],
-                spec["population"]["size"], spec["population"]["offspring"], spec["seed"])
 
 
 def test_in_process_islands_are_deterministic_resume_exactly_and_log_what_happened(tmp_path):
@@ -139,7 +133,6 @@ def test_after_a_resume_the_batches_lost_in_flight_do_not_count_against_their_is
 
     from pipeline.evolution.parts import build_parts
     from pipeline.evolution.state import State
-    from pipeline.spec import parse_spec
 
     spec = parse_spec(_spec())
     algorithm, state, rng = build_parts(spec).algorithm, State(), np.random.default_rng(0)
