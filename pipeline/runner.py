@@ -54,7 +54,7 @@ class _Prepared:
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=_expected_batches(spec, self.algorithm, self.runners),
+                                        expected_batches=_expected_batches(spec, self.algorithm),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
                                         stealing=spec.execution.steal and self.runners)
@@ -67,11 +67,11 @@ def hands_over(handover: bool, runners: bool) -> bool:
     return bool(handover) and not runners
 
 
-def _expected_batches(spec: RunSpec, algorithm: Any, runners: bool) -> int | None:
+def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
     algorithm at most one per genome (its batches hold one or more; every island's). None: no
     hand-over (islands on runners need the actors from the start)."""
-    if not hands_over(spec.execution.handover, runners):
+    if not hands_over(spec.execution.handover, on_runners(spec.population.algorithm, spec.islands)):
         return None
     if getattr(algorithm, "asynchronous", False):
         islands = 1 if spec.islands is None else spec.islands.count

@@ -41,7 +41,7 @@ def death_reason(error: RayError) -> tuple[str, bool]:
         if getattr(error, "actor_init_failed", False):  # its class or __init__ raised on the worker
             return f"its creation task raised {_last_exception_line(text)}", True
         return _system_death(text), False
-    return one_line(error), False
+    return _driver_refusals() or one_line(error), False  # e.g. the actor's registration refused
 
 
 def _system_death(text: str) -> str:

@@ -237,7 +237,12 @@ class RayEvaluator(Evaluator):
 
     def _spawn(self, start_failures: int = 0) -> None:
         self._numbers += 1
-        actor = _Actor(self._remote.remote(), self._numbers, time.monotonic(), start_failures)
+        try:
+            handle = self._remote.remote()
+        except RayError as error:  # the cluster refused to register it: a failed start, said as any other
+            self._check_starts(self._numbers, start_failures + 1, death_reason(error)[0])
+            return self._spawn(start_failures + 1)
+        actor = _Actor(handle, self._numbers, time.monotonic(), start_failures)
         self._pool.append(actor)
         actor.setup = actor.handle.setup.remote(self._task_spec, self._code)
         self._setups[actor.setup] = actor
@@ -248,9 +253,12 @@ class RayEvaluator(Evaluator):
         self._pool.remove(actor)
         ray.kill(actor.handle)
         failed_starts = 0 if actor.label else actor.start_failures + 1
-        if failed_starts >= self.max_retries:
-            raise EvaluationError(f"actor-{actor.number} could not start ({failed_starts} attempts): {cause}")
+        self._check_starts(actor.number, failed_starts, cause)
         self._spawn(failed_starts)
+
+    def _check_starts(self, number: int, failed_starts: int, cause: str) -> None:
+        if failed_starts >= self.max_retries:
+            raise EvaluationError(f"actor-{number} could not start ({failed_starts} attempts): {cause}")
 
     def _finish_setup(self, ref: Any) -> None:
         actor = self._setups.pop(ref)

@@ -258,6 +258,35 @@ def test_an_actor_killed_mid_evaluation_loses_no_work(ray_session, big_task):
 
 
 @pytest.mark.timeout(120)
+def test_an_actor_the_cluster_refuses_to_register_is_a_failed_start_said_in_one_line(ray_session):
+    """Ray may refuse an actor's registration at once (RaySystemError "Actor creation cancelled",
+    seen when the cluster rejects the driver): a failed start like any other, retried, then one line."""
+    from ray.exceptions import RaySystemError
+
+    class Refusing:  # the actor class as the pool calls it: refuses `times` registrations, then the real one
+        def __init__(self, real, times: int) -> None:
+            self.real, self.times = real, times
+
+        def remote(self):
+            if self.times:
+                self.times -= 1
+                raise RaySystemError("Actor creation cancelled.")
+            return self.real.remote()
+
+    with make_evaluator(SMALL, workers=1, wait_for_all=True) as evaluator:
+        first = evaluator.actors[0]
+        evaluator._remote = Refusing(evaluator._remote, 1)  # the successor's first registration is refused
+        evaluator.replace(1, "killed by the test")
+        assert first not in evaluator.actors and len(evaluator.actors) == 1
+        genomes = random_genomes(10, SMALL_LISTS)
+        assert len(evaluator.evaluate(genomes, evaluation_seeds(1, 0, 10)).worker) == 10  # the successor scores
+        evaluator._remote = Refusing(evaluator._remote.real, 3)
+        with pytest.raises(EvaluationError, match=r"^actor-\d+ could not start \(3 attempts\): "
+                                                  r"RaySystemError: System error: Actor creation cancelled\.$"):
+            evaluator.replace(evaluator.slots()[0][1], "killed by the test")
+
+
+@pytest.mark.timeout(120)
 def test_exhausted_retries_raise_one_clear_line_without_hanging(ray_session):
     genomes = random_genomes(3000, BIG_LISTS, density=0.5)  # ~0.3 s: always beyond the timeout
     seeds = evaluation_seeds(5, 0, len(genomes))
