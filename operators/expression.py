@@ -23,7 +23,6 @@ runs replay exactly):
 
 from __future__ import annotations
 
-import functools
 import random
 from contextlib import contextmanager
 from functools import lru_cache

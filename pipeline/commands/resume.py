@@ -6,7 +6,7 @@ import json
 
 from ..display import console
 from .run import add_execution_arguments
-from .run_lines import already_finished, done_line, execution_plan
+from .run_lines import already_finished, done_line, execution_plan, unused_steal_note
 
 
 def add_parser(sub) -> None:
@@ -58,8 +58,10 @@ def run(args) -> int:
         return tell_finished(resume, rundir.path, finished)
     check_generations(rundir.path, meta, args.generations, last)  # before the start line
     population = spec.get("population") if isinstance(spec.get("population"), dict) else {}
-    plan = execution_plan(execution, on_runners(population.get("algorithm"), spec.get("islands")))
-    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), plan, resume)
+    runners = on_runners(population.get("algorithm"), spec.get("islands"))
+    steal_note = unused_steal_note(execution, runners)
+    return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution, runners),
+                    resume, notes=[steal_note] if steal_note else [])
 
 
 def tell_finished(resume, path, message: str) -> int:

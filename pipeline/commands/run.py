@@ -9,7 +9,7 @@ from typing import Any
 
 from ..cli import UserError
 from ..display import console
-from .run_lines import done_line, execution_plan, zero_generations_note
+from .run_lines import done_line, execution_plan, unused_steal_note, zero_generations_note
 
 
 def add_parser(sub) -> None:
@@ -100,19 +100,20 @@ def execute(spec, force: bool = False) -> int:
 
     target = output_dir(spec)
     check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
-    plan = execution_plan(spec.execution.model_dump(), on_runners(spec.population.algorithm, spec.islands))
-    return show_run(spec.name, target, spec.seed, plan,
+    execution, runners = spec.execution.model_dump(), on_runners(spec.population.algorithm, spec.islands)
+    notes = [zero_generations_note(spec.generations), unused_steal_note(execution, runners)]
+    return show_run(spec.name, target, spec.seed, execution_plan(execution, runners),
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start),
-                    note=zero_generations_note(spec.generations))
+                    notes=[note for note in notes if note])
 
 
-def show_run(name: str, target, seed: int, plan: str, run, note: str | None = None) -> int:
+def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | None = None) -> int:
     """Say what will happen, run `run(on_generation, on_start)` under a progress bar, then
     say what happened (`done_line`) and where the logs are."""
     from ..progress import RunProgress
 
     console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, {plan})")
-    if note:
+    for note in notes or []:
         console.print(note)
     first = [0]  # the first generation this process runs (0: a new run)
 

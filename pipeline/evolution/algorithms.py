@@ -25,7 +25,7 @@ from .state import State
 if TYPE_CHECKING:
     from ..spec import RunSpec
 
-__all__ = ["Algorithm", "Context", "make_algorithm", "register"]
+__all__ = ["Algorithm", "AsynchronousAlgorithm", "Context", "make_algorithm", "register"]
 
 
 class Algorithm(Protocol):
@@ -34,6 +34,24 @@ class Algorithm(Protocol):
 
     def tell(self, state: State, scored: list[Member]) -> State:
         """The state after `scored` (as `ask` gave them, now with scores and fitness)."""
+
+
+class AsynchronousAlgorithm(Protocol):
+    """An algorithm with `asynchronous = True` runs in `AsyncLoop`: no generation barrier.
+
+    Besides `tell` (members as they arrive, a generation's share at a time) it provides
+    `ask(state, rng, count)`: `count` members for one batch; `bred(state, members)`: the state
+    once they are on their way (ids, births). Optional, for islands (`SteadyState`): `islands`,
+    how many populations a generation's arrivals span (1 if absent), and `migrate(state)`: the
+    state after the migration that follows `state.generation`, and the migrants placed."""
+
+    asynchronous: bool
+
+    def ask(self, state: State, rng: np.random.Generator, count: int = 1) -> list[Member]: ...
+
+    def bred(self, state: State, members: list[Member]) -> State: ...
+
+    def tell(self, state: State, scored: list[Member]) -> State: ...
 
 
 @dataclass(frozen=True)

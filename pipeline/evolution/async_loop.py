@@ -46,6 +46,8 @@ def batch_rng(seed: int, batch: int) -> np.random.Generator:
 
 
 class AsyncLoop(Loop):
+    """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
+
     def __init__(self, algorithm: Any, scorer: Scorer, tracker: Tracker, recorder: Recording, seed: int,
                  hooks: list[Hook] | None = None) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
@@ -113,7 +115,7 @@ class AsyncLoop(Loop):
         return state, generation, None
 
     def _migrate(self, state: State) -> tuple[State, list[Member]]:
-        """Islands (an algorithm with `migrate`): the migration after this generation, if any."""
+        """The migration after this generation, if the algorithm has islands (`migrate`) and one is due."""
         migrate = getattr(self.algorithm, "migrate", None)
         return (state, []) if migrate is None else migrate(state)
 

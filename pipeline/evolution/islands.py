@@ -220,9 +220,11 @@ def migrate_all(plan: Plan, generation: int, populations: list[list[Member]], ne
     after: list[list[Member]] = []
     placed: list[Member] = []
     for island in range(plan.count):
+        home = populations[island]
         arrivals = immigrants(plan, generation, island, homes, next_id + len(placed))
-        arrivals = arrivals[:max(len(populations[island]) - 1, 0)]  # an island not yet full (arrivals late)
-        after.append(settle(populations[island], arrivals))
+        free = max(plan.size - len(home), 0)  # an island not yet full (on workers, its arrivals late)
+        arrivals = arrivals[:free + max(len(home) - 1, 0)]  # fill its empty places, then replace its worst
+        after.append(settle(home, arrivals[free:]) + arrivals[:free])
         placed += arrivals
     return after, placed
 

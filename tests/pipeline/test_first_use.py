@@ -179,6 +179,31 @@ def test_zero_generations_runs_the_initial_population_and_says_so(tmp_path, caps
     assert pd.read_parquet(tmp_path / "run" / "individuals")["generation"].unique().tolist() == [0]
 
 
+
+@pytest.mark.parametrize("execution, runners, said", [
+    ({"steal": True, "workers": 2}, False, True),  # one population: nothing to steal
+    ({"steal": True, "workers": 0}, True, True),  # islands in-process: no actors
+    ({"steal": True, "workers": 4}, True, False),  # generational islands on actors: it steals
+    ({"steal": False, "workers": 2}, False, False),
+])
+def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, runners, said):
+    from pipeline.commands.run_lines import unused_steal_note
+
+    note = unused_steal_note(execution, runners)
+    assert (note is not None) == said
+    assert note is None or note.startswith("execution.steal = true is not used here")
+
+
+def test_evo_run_and_resume_say_when_steal_is_not_used(tmp_path, capsys):
+    spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10) + "steal = true\n")
+    run = tmp_path / "run"
+    code, out, err = run_cli(["run", str(spec), "--out", str(run)], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1].startswith("execution.steal = true is not used here")
+    code, out, err = run_cli(["resume", str(run), "--generations", "2"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1].startswith("execution.steal = true is not used here")
+
 # -- 5. train-rl piped: whole lines ----------------------------------------------------------
 
 def test_piped_train_rl_prints_whole_progress_lines(tmp_path):

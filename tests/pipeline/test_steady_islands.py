@@ -143,3 +143,39 @@ def test_after_a_resume_the_batches_lost_in_flight_do_not_count_against_their_is
     assert algorithm.ask(state, rng, 4)[0].island == 1  # this driver still awaits island 0's two batches
     resumed = build_parts(spec).algorithm  # they were lost with the driver that bred them
     assert resumed.ask(state, rng, 4)[0].island == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(2, 6), migrants=st.integers(1, 5), topology=st.sampled_from(["ring", "full"]),
+       fills=st.lists(st.integers(1, 6), min_size=2, max_size=4))
+def test_a_migration_fills_an_island_not_yet_full_before_replacing_any_member(size, migrants, topology, fills):
+    """On workers an island can still be short of `size` members at a migration (its first
+    arrivals late): the migrants take its empty places first, and replace members only beyond
+    them; each island ends with at most `size`, keeps its best, and the ids run on unbroken."""
+    from deap import base, creator
+
+    from pipeline.evolution.islands import migrate_all
+    from pipeline.evolution.members import Member
+
+    if not hasattr(creator, "FitnessMigrationTest"):
+        creator.create("FitnessMigrationTest", base.Fitness, weights=(1.0,))
+    migrants = min(migrants, size - 1)
+    plan = Plan(len(fills), 1, migrants, topology, size, 1, 0)
+    populations, next_id = [], 0
+    for island, fill in enumerate(fills):
+        members = [Member(next_id + k, 0, [k], [], "random", {}, fitness=creator.FitnessMigrationTest((float(k),)),
+                          island=island) for k in range(min(fill, size))]
+        populations.append(members)
+        next_id += len(members)
+    after, placed = migrate_all(plan, 1, populations, next_id)
+    assert [m.id for m in placed] == list(range(next_id, next_id + len(placed)))
+    for island, (home, now) in enumerate(zip(populations, after)):
+        offered = sum(min(migrants, len(populations[source])) for source in plan.sources(1, island))
+        arrived = [m for m in placed if m.island == island]
+        free = size - len(home)
+        assert len(arrived) == min(offered, free + len(home) - 1, size - 1)
+        assert len(now) == min(len(home) + len(arrived), size) <= size
+        assert {m.id for m in arrived} <= {m.id for m in now}
+        kept = {m.id for m in home} & {m.id for m in now}
+        assert len(kept) == len(home) - max(len(arrived) - free, 0)  # replaced only beyond the empty places
+        assert max(home, key=lambda m: m.fitness.wvalues).id in kept
