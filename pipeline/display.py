@@ -1,7 +1,9 @@
 """Terminal output shared by the commands: tables and progress (rich).
 
 When stdout is not a terminal (piped, redirected, captured), lines are never
-wrapped at rich's default 80 columns: a path stays one piece to copy.
+wrapped at rich's default 80 columns: a path stays one piece to copy. Console
+markup is off unless a call asks for it (`markup=True`, its own values escaped):
+a path, a spec name or a note with `[word]` in it is printed as written.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ class _Console(Console):
         super().print(*objects, **kwargs)
 
 
-console = _Console(highlight=False)
+console = _Console(highlight=False, markup=False)
 
 
 def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from rich.markup import escape
 
 from ..display import console
 from .match import add_board_options, rules_from_args
@@ -81,6 +82,6 @@ def run(args, read=input) -> int:
         person_turn = not person_turn
     mover_was_person = not person_turn
     person_won = mover_was_person != rules.misere
-    console.print("[bold]You win![/bold]" if person_won else f"[bold]{args.agent} wins.[/bold]")
+    console.print("[bold]You win![/bold]" if person_won else f"[bold]{escape(args.agent)} wins.[/bold]", markup=True)
     sys.stdout.flush()
     return 0

@@ -110,9 +110,11 @@ def execute(spec, force: bool = False) -> int:
 def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | None = None) -> int:
     """Say what will happen, run `run(on_generation, on_start)` under a progress bar, then
     say what happened (`done_line`) and where the logs are."""
+    from rich.markup import escape
+
     from ..progress import RunProgress
 
-    console.print(f"[bold]{name}[/bold] → {target} (seed {seed}, {plan})")
+    console.print(f"[bold]{escape(str(name))}[/bold] → {escape(f'{target} (seed {seed}, {plan})')}", markup=True)
     for note in notes or []:
         console.print(note)
     first = [0]  # the first generation this process runs (0: a new run)

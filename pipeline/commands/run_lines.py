@@ -62,8 +62,8 @@ def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None
     generational islands on Ray actors steal: say so rather than ignore it silently."""
     if not execution.get("steal") or (runners and execution.get("workers", 2) != 0):
         return None
-    return ("execution.steal = true is not used here: only generational islands ([islands] with mu+lambda, "
-            "mu,lambda or nsga2) evaluating on Ray actors steal work")
+    return ("execution.steal = true is not used here: only generational islands (islands.count with "
+            "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
 
 
 def _stop(meta: Mapping[str, Any], last: int) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.markup import escape
+
 from ..cli import UserError
 from ..display import console, print_table
 from .match import add_board_options, rules_from_args
@@ -117,8 +119,9 @@ def run(args) -> int:
     curve_path = Path(args.curve) if args.curve else out.with_suffix(".curve.parquet")
     eval_every = max(1, args.episodes // 20) if args.eval_every is None else args.eval_every
     opponents = ", ".join(f"{name} {weight:.0%}" for name, weight in mix.items())
-    console.print(f"[bold]train-rl[/bold] {args.method} · {rules.describe()} · {args.episodes:,} episodes · "
-                  f"opponents {opponents} · seed {args.seed}", soft_wrap=True)
+    console.print("[bold]train-rl[/bold] " + escape(f"{args.method} · {rules.describe()} · {args.episodes:,} "
+                                                    f"episodes · opponents {opponents} · seed {args.seed}"),
+                  soft_wrap=True, markup=True)
 
     with _TrainingProgress(args.episodes) as progress:
         result = train(rules, mix, args.episodes, args.seed, hp, eval_every, args.eval_games, progress=progress)

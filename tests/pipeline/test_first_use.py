@@ -195,14 +195,28 @@ def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, runners, said
 
 
 def test_evo_run_and_resume_say_when_steal_is_not_used(tmp_path, capsys):
+    from pipeline.commands.run_lines import unused_steal_note
+
     spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10) + "steal = true\n")
     run = tmp_path / "run"
     code, out, err = run_cli(["run", str(spec), "--out", str(run)], capsys)
     assert code == 0, err
-    assert out.splitlines()[1].startswith("execution.steal = true is not used here")
+    note = unused_steal_note({"steal": True}, False)
+    assert out.splitlines()[1] == note  # as written: no part taken for console markup
     code, out, err = run_cli(["resume", str(run), "--generations", "2"], capsys)
     assert code == 0, err
-    assert out.splitlines()[1].startswith("execution.steal = true is not used here")
+    assert out.splitlines()[1] == note
+
+
+def test_a_path_with_brackets_is_printed_as_written(tmp_path, capsys):
+    """Console markup would take `[islands]` for a style and drop it from the lines a user copies."""
+    spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10))
+    run = tmp_path / "[islands]" / "run"
+    code, out, err = run_cli(["run", str(spec), "--out", str(run)], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert f"→ {run} (seed 11, in-process, no Ray)" in lines[0]
+    assert lines[-1].startswith(f"done: {run}  ·") and f"evo report {run}" in lines[-1]
 
 # -- 5. train-rl piped: whole lines ----------------------------------------------------------
 
