@@ -56,7 +56,7 @@ def main() -> None:
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              runtime_env={"env_vars": {"PYTHONPATH": f"{ROOT}:{SLEEPY}"}})
-    spec = {"problem": "sleepy:Sleepy", "problem_options": {"ms": args.ms, "sigma": 0, "bits": 64}}
+    spec = {"problem": "sleepy:Sleepy", "options": {"ms": args.ms, "sigma": 0, "bits": 64}}
     plain = ray.remote(_TaskActor).options(num_cpus=1).remote()
     stealing = ray.remote(concurrency_groups=STEAL_GROUP)(_StealingTaskActor).options(num_cpus=1).remote()
     ray.get([plain.setup.remote(spec), stealing.setup.remote(spec)])
