@@ -21,11 +21,11 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
 from ..evaluation.timing import SecondsPerMember
+from .algorithms import AsynchronousAlgorithm
 from .loop import Hook, Loop, Recording
 from .members import Member
 from .scoring import Scorer
@@ -48,8 +48,8 @@ def batch_rng(seed: int, batch: int) -> np.random.Generator:
 class AsyncLoop(Loop):
     """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
 
-    def __init__(self, algorithm: Any, scorer: Scorer, tracker: Tracker, recorder: Recording, seed: int,
-                 hooks: list[Hook] | None = None) -> None:
+    def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
+                 seed: int, hooks: list[Hook] | None = None) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands

@@ -108,17 +108,19 @@ def test_on_ray_an_actor_killed_mid_run_loses_nothing_and_the_log_says_what_happ
             self.wait_until_ready()
         return real_submit(self, *args, **kwargs)
 
-    # until actor-1, then its successor, has scored, every actor takes turns
+    # until actor-1, then its successor (actor-3, or a later number if a start failed), has scored,
+    # every actor takes turns
     scored = _taking_turns(monkeypatch, lambda evaluator: 1 not in scored or (successor_up(evaluator)
-                                                                               and 3 not in scored))
+                                                                               and not scored - {1, 2}))
     monkeypatch.setattr(RayEvaluator, "submit", killing)
     run = _run(tmp_path, "ray", workers=2, execution__wait_for_workers=True)
-    assert len(killed) == 1 and len(submitted) > 16
+    said = f"killed {len(killed)}, {len(submitted)} submissions, scored by {sorted(scored)}"  # when it fails
+    assert len(killed) == 1 and len(submitted) > 16, said
     _check_log_is_what_happened(run)
-    assert run.generations()["generation"].tolist() == list(range(13))
+    assert run.generations()["generation"].tolist() == list(range(13)), said
     workers = run.individuals(columns=["worker"])["worker"]
     numbers = set(workers.str.extract(r"actor-(\d+)@")[0].astype(int))
-    assert numbers == {1, 2, 3}  # the first two actors, then the dead one's successor
+    assert {1, 2} <= numbers and len(numbers - {1, 2}) == 1, said  # the first two, then one successor
 
 
 @pytest.mark.timeout(300)
