@@ -1,0 +1,77 @@
+"""How many evaluations a second one driver can feed: the sleep plug-in at t = 0 on a local Ray.
+
+With evaluations that cost nothing, the actors answer at once and what is left
+is the run's serial part: the driver's breeding, insertion, Ray calls and
+logging. Its CPU per evaluation is what bounds a run at small t (every
+evaluation a second the driver cannot feed leaves a worker idle); see
+benchmarks/README.md, "Scale-out".
+
+    .venv/bin/python benchmarks/bench_driver_throughput.py --workers 8 --rounds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SLEEPY = ROOT / "benchmarks" / "sleepy"
+
+
+def spec(workers: int, lam: int, generations: int, islands: int) -> dict:
+    population = {"size": lam // 2, "offspring": lam, "algorithm": "steady-state", "tournament": 2}
+    data = {"name": "driver-throughput", "problem": "sleepy:Sleepy", "seed": 1, "generations": generations,
+            "problem_options": {"ms": 0, "sigma": 0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
+            "population": population,
+            "execution": {"code_dir": str(SLEEPY), "handover": False, "workers": workers, "wait_for_workers": True,
+                          "output": str(Path(tempfile.mkdtemp()) / "run")}}
+    if islands > 1:
+        data["islands"] = {"count": islands, "interval": 5, "migrants": 2}
+        population.update(size=lam // (2 * islands), offspring=lam // islands)
+    return data
+
+
+def one_run(data: dict) -> tuple[float, float, int]:
+    """Driver CPU seconds (start-up included), evaluations a second after generation 0, evaluations."""
+    import pandas as pd
+
+    from pipeline.runner import start_run
+    from pipeline.spec import parse_spec
+
+    cpu = time.process_time()
+    path = start_run(parse_spec(data))
+    cpu = time.process_time() - cpu
+    rows = pd.read_parquet(Path(path) / "generations.parquet")
+    first, later = rows[rows["generation"] == 0], rows[rows["generation"] >= 1]  # `evaluations`: cumulative
+    evaluations = int(rows["evaluations"].max())
+    rate = (evaluations - int(first["evaluations"].iloc[0])) / later["wall_seconds"].sum()
+    return cpu, float(rate), evaluations
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--lam", type=int, default=1024, help="children a generation (of all islands)")
+    parser.add_argument("--generations", type=int, default=10)
+    parser.add_argument("--islands", type=int, default=1, help="steady-state islands (1: one population)")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    import ray
+
+    ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+    print("| round | driver CPU s | evaluations | driver CPU ms an evaluation | evaluations a second after "
+          "generation 0 |\n|---|---|---|---|---|")
+    for round_ in range(1, args.rounds + 1):
+        cpu, rate, evaluations = one_run(spec(args.workers, args.lam, args.generations, args.islands))
+        print(f"| {round_} | {cpu:.2f} | {evaluations:,} | {cpu / evaluations * 1000:.3f} | {rate:,.0f} |", flush=True)
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
