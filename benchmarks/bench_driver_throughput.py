@@ -24,13 +24,13 @@ sys.path.insert(0, str(ROOT))
 SLEEPY = ROOT / "benchmarks" / "sleepy"
 
 
-def spec(workers: int, lam: int, generations: int, islands: int) -> dict:
+def spec(workers: int, lam: int, generations: int, islands: int, output: Path) -> dict:
     population = {"size": lam // 2, "offspring": lam, "algorithm": "steady-state", "tournament": 2}
     data = {"name": "driver-throughput", "problem": "sleepy:Sleepy", "seed": 1, "generations": generations,
             "problem_options": {"ms": 0, "sigma": 0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
             "population": population,
             "execution": {"code_dir": str(SLEEPY), "handover": False, "workers": workers, "wait_for_workers": True,
-                          "output": str(Path(tempfile.mkdtemp()) / "run")}}
+                          "output": str(output)}}
     if islands > 1:
         data["islands"] = {"count": islands, "interval": 5, "migrants": 2}
         population.update(size=lam // (2 * islands), offspring=lam // islands)
@@ -67,9 +67,12 @@ def main() -> None:
     ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
     print("| round | driver CPU s | evaluations | driver CPU ms an evaluation | evaluations a second after "
           "generation 0 |\n|---|---|---|---|---|")
-    for round_ in range(1, args.rounds + 1):
-        cpu, rate, evaluations = one_run(spec(args.workers, args.lam, args.generations, args.islands))
-        print(f"| {round_} | {cpu:.2f} | {evaluations:,} | {cpu / evaluations * 1000:.3f} | {rate:,.0f} |", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:  # the runs' logs are not kept
+        for round_ in range(1, args.rounds + 1):
+            data = spec(args.workers, args.lam, args.generations, args.islands, Path(scratch) / f"run{round_}")
+            cpu, rate, evaluations = one_run(data)
+            print(f"| {round_} | {cpu:.2f} | {evaluations:,} | {cpu / evaluations * 1000:.3f} | {rate:,.0f} |",
+                  flush=True)
     ray.shutdown()
 
 
