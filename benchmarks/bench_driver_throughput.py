@@ -37,21 +37,22 @@ def spec(workers: int, lam: int, generations: int, islands: int, output: Path) -
     return data
 
 
-def one_run(data: dict) -> tuple[float, float, int]:
-    """Driver CPU seconds (start-up included), evaluations a second after generation 0, evaluations."""
+def one_run(data: dict) -> tuple[float, float, float, int]:
+    """Driver CPU seconds (start-up included), end-to-end wall seconds (the actors' start and stop
+    included), evaluations a second after generation 0, and evaluations."""
     import pandas as pd
 
     from pipeline.runner import start_run
     from pipeline.spec import parse_spec
 
-    cpu = time.process_time()
+    cpu, wall = time.process_time(), time.perf_counter()
     path = start_run(parse_spec(data))
-    cpu = time.process_time() - cpu
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     rows = pd.read_parquet(Path(path) / "generations.parquet")
     first, later = rows[rows["generation"] == 0], rows[rows["generation"] >= 1]  # `evaluations`: cumulative
     evaluations = int(rows["evaluations"].max())
     rate = (evaluations - int(first["evaluations"].iloc[0])) / later["wall_seconds"].sum()
-    return cpu, float(rate), evaluations
+    return cpu, wall, float(rate), evaluations
 
 
 def main() -> None:
@@ -64,16 +65,20 @@ def main() -> None:
     args = parser.parse_args()
     import ray
 
+    started = time.perf_counter()
     ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+    print(f"Ray started in {time.perf_counter() - started:.1f} s")
     print("| round | driver CPU s | evaluations | driver CPU ms an evaluation | evaluations a second after "
-          "generation 0 |\n|---|---|---|---|---|")
+          "generation 0 | end to end s (actors' start and stop included) |\n|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:  # the runs' logs are not kept
         for round_ in range(1, args.rounds + 1):
             data = spec(args.workers, args.lam, args.generations, args.islands, Path(scratch) / f"run{round_}")
-            cpu, rate, evaluations = one_run(data)
-            print(f"| {round_} | {cpu:.2f} | {evaluations:,} | {cpu / evaluations * 1000:.3f} | {rate:,.0f} |",
-                  flush=True)
+            cpu, wall, rate, evaluations = one_run(data)
+            print(f"| {round_} | {cpu:.2f} | {evaluations:,} | {cpu / evaluations * 1000:.3f} | {rate:,.0f} | "
+                  f"{wall:.1f} |", flush=True)
+    started = time.perf_counter()
     ray.shutdown()
+    print(f"Ray stopped in {time.perf_counter() - started:.1f} s")
 
 
 if __name__ == "__main__":
