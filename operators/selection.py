@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["best_first", "dense_ranks", "oldest_first_ranking", "ranks_of_values", "tournament", "uniform"]
+__all__ = ["best_first", "dense_ranks", "keys_of_values", "oldest_first_ranking", "ranks_of_values", "tournament",
+           "tournament_keys", "uniform"]
 
 
 def best_first(individuals: Sequence[Any]) -> list[Any]:
@@ -30,11 +31,10 @@ def oldest_first_ranking(individuals: Sequence[Any]) -> list[Any]:
 
 
 def dense_ranks(individuals: Sequence[Any]) -> np.ndarray:
-    """Rank of each individual, 0 the fittest, equal fitness equal rank: one sort a
-    generation, then every tournament is an argmin over integers."""
+    """Rank of each individual, 0 the fittest, equal fitness equal rank."""
     if not individuals:
         return np.zeros(0, dtype=np.int64)
-    return ranks_of_values(np.array([ind.fitness.wvalues for ind in individuals], dtype=np.float64))
+    return ranks_of_values(_weighted_values(individuals))
 
 
 def ranks_of_values(values: np.ndarray) -> np.ndarray:
@@ -52,12 +52,31 @@ def ranks_of_values(values: np.ndarray) -> np.ndarray:
     return (inverse.max() - inverse).astype(np.int64)
 
 
-def tournament(ranks: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Indices of `k` tournament winners, each the best-ranked of `size` entrants drawn with
-    replacement (a tie goes to the entrant drawn first)."""
-    entrants = rng.integers(len(ranks), size=k * size).reshape(k, size)  # the same draws as size=(k, size),
+def tournament_keys(individuals: Sequence[Any]) -> np.ndarray:
+    """What a tournament compares for each individual: lower is fitter, equal fitness an equal
+    key. Made once a generation, so every tournament is an argmin over an array."""
+    return keys_of_values(_weighted_values(individuals))
+
+
+def keys_of_values(values: np.ndarray) -> np.ndarray:
+    """`tournament_keys` from the weighted values (one row per individual): with one objective
+    the negated value itself, no sort (a steady-state population changes a key with every
+    arrival); with several, `ranks_of_values`. Either way the same entrant wins every tournament."""
+    if len(values) and values.shape[1] == 1:
+        return -values[:, 0]
+    return ranks_of_values(values)
+
+
+def _weighted_values(individuals: Sequence[Any]) -> np.ndarray:
+    return np.array([ind.fitness.wvalues for ind in individuals], dtype=np.float64).reshape(len(individuals), -1)
+
+
+def tournament(keys: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of `k` tournament winners, each the entrant of lowest key (`tournament_keys`) among
+    `size` drawn with replacement (a tie goes to the entrant drawn first)."""
+    entrants = rng.integers(len(keys), size=k * size).reshape(k, size)  # the same draws as size=(k, size),
     # without NumPy's np.prod over a shape tuple (a sixth of a tournament's time)
-    return entrants[np.arange(k), ranks[entrants].argmin(axis=1)]
+    return entrants[np.arange(k), keys[entrants].argmin(axis=1)]
 
 
 def uniform(n: int, k: int, rng: np.random.Generator) -> np.ndarray:

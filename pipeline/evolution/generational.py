@@ -68,10 +68,10 @@ class Generational:
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
                 return selection.uniform(len(population), k, rng)
         else:
-            ranks = selection.dense_ranks(population)
+            keys = selection.tournament_keys(population)
 
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
-                return selection.tournament(ranks, k, self.settings.tournament, rng)
+                return selection.tournament(keys, k, self.settings.tournament, rng)
         children = var_or(self.context.kind, [m.genome for m in population], select, count,
                           ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
         return new_members(children, population, generation, next_id)

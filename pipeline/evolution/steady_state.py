@@ -87,9 +87,9 @@ class SteadyState:
     def _children(self, population: list[Member], island: int, generation: int, next_id: int, count: int,
                   rng: np.random.Generator) -> list[Member]:
         ops = self.context.spec.operators
-        ranks = self._book_of(population, island).ranks()
+        keys = self._book_of(population, island).tournament_keys()
         children = var_or(self.context.kind, _Genomes(population),
-                          lambda k, rng: selection.tournament(ranks, k, self.settings.tournament, rng),
+                          lambda k, rng: selection.tournament(keys, k, self.settings.tournament, rng),
                           count, ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
         return new_members(children, population, generation, next_id)
 
@@ -179,23 +179,29 @@ class _Book:
         self.keys: dict[int, object] = {}  # member id -> genome identity
         self.counts: Counter = Counter()  # genome identity -> members holding it
         self.values: list[tuple] = []  # weighted values by place
-        self._ranks: np.ndarray | None = None  # dense ranks of `values`, until a member changes
+        self._keys: np.ndarray | None = None  # `selection.keys_of_values(values)`, kept up to date
 
     def add(self, place: int, member: Member, key: object) -> None:
         heapq.heappush(self.heap, (member.fitness.wvalues, place, member.id))
         self.keys[member.id] = key
         self.counts[key] += 1
+        wvalues = member.fitness.wvalues
         if place == len(self.values):
-            self.values.append(member.fitness.wvalues)
+            self.values.append(wvalues)
+            self._keys = None
         else:
-            self.values[place] = member.fitness.wvalues
-        self._ranks = None
+            self.values[place] = wvalues
+            if self._keys is not None and len(wvalues) == 1:  # one objective: a key is the value's own
+                self._keys[place] = -wvalues[0]
+            else:
+                self._keys = None  # ranks: one arrival may move them all
 
-    def ranks(self) -> np.ndarray:
-        """`selection.dense_ranks` of the population, from the values kept here."""
-        if self._ranks is None:
-            self._ranks = selection.ranks_of_values(np.array(self.values, dtype=np.float64))
-        return self._ranks
+    def tournament_keys(self) -> np.ndarray:
+        """`selection.tournament_keys` of the population, from the values kept here (with one
+        objective, updated in place as members arrive: no pass over the population a batch)."""
+        if self._keys is None:
+            self._keys = selection.keys_of_values(np.array(self.values, dtype=np.float64))
+        return self._keys
 
     def remove(self, member: Member) -> None:
         key = self.keys.pop(member.id)

@@ -14,24 +14,40 @@ class _TwoObjectives(base.Fitness):
 
 
 class _Ind:
-    def __init__(self, id: int, values: tuple, genome: int = 0) -> None:
-        self.id, self.fitness, self.genome = id, _TwoObjectives(values), genome
+    def __init__(self, id: int, values: tuple, genome: int = 0, fitness: type = _TwoObjectives) -> None:
+        self.id, self.fitness, self.genome = id, fitness(values), genome
 
 
 values_lists = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30)
 
 
-@settings(max_examples=100, deadline=None)
-@given(values=values_lists, seed=st.integers(0, 2**32 - 1), size=st.integers(1, 5), k=st.integers(1, 20))
-def test_rank_tournaments_equal_max_over_fitness_first_among_equals(values, seed, size, k):
-    population = [_Ind(i, v) for i, v in enumerate(values)]
-    ranks = selection.dense_ranks(population)
-    rng, reference = np.random.default_rng(seed), np.random.default_rng(seed)
-    winners = selection.tournament(ranks, k, size, rng)
-    entrants = reference.integers(len(population), size=(k, size))  # the draws every logged run made
+class _Maximise(base.Fitness):
+    weights = (1.0,)
+
+
+class _Minimise(base.Fitness):
+    weights = (-1.0,)
+
+
+one_objective = st.floats(allow_nan=False, width=32) | st.sampled_from([0.0, -0.0, 1.5, float("inf"), -float("inf")])
+FITNESSES = {_TwoObjectives: st.tuples(st.integers(0, 3), st.integers(0, 3)),
+             _Maximise: st.tuples(one_objective), _Minimise: st.tuples(one_objective)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), fitness=st.sampled_from(sorted(FITNESSES, key=lambda c: c.__name__)),
+       seed=st.integers(0, 2**32 - 1), size=st.integers(1, 5), k=st.integers(1, 20))
+def test_tournaments_equal_max_over_fitness_first_among_equals(data, fitness, seed, size, k):
+    """On tournament keys and on dense ranks alike (one objective: the values, no sort)."""
+    values = data.draw(st.lists(FITNESSES[fitness], min_size=1, max_size=30))
+    population = [_Ind(i, v, fitness=fitness) for i, v in enumerate(values)]
+    entrants = np.random.default_rng(seed).integers(len(population), size=(k, size))  # every logged run's draws
     by_max = [max((population[i] for i in row), key=lambda m: m.fitness).id for row in entrants]
-    assert list(winners) == by_max
-    assert rng.random() == reference.random()  # and the generator left where those draws left it
+    for keys in (selection.tournament_keys(population), selection.dense_ranks(population)):
+        rng, reference = np.random.default_rng(seed), np.random.default_rng(seed)
+        reference.integers(len(population), size=(k, size))
+        assert list(selection.tournament(keys, k, size, rng)) == by_max
+        assert rng.random() == reference.random()  # and the generator left where those draws left it
 
 
 @settings(max_examples=100, deadline=None)

@@ -189,13 +189,18 @@ def _naive_tell(population: list, scored: list, size: int, distinct: bool) -> li
 @settings(max_examples=200, deadline=None)
 @given(arrivals=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 6)), max_size=60),
        size=st.integers(1, 6), distinct=st.booleans(), cuts=st.lists(st.integers(1, 5), max_size=30),
-       resumes=st.sets(st.integers(0, 30)))
-def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, size, distinct, cuts, resumes):
+       resumes=st.sets(st.integers(0, 30)), objectives=st.sampled_from([1, 2]))
+def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, size, distinct, cuts, resumes,
+                                                                    objectives):
     """Tell keeps its worst member in a heap (O(log n) an arrival); it must pick exactly the member
-    a pass over the population picks (the earliest place among equal values), with two objectives,
-    duplicate genomes, batches of any size, and a resume (new algorithm object) at any call."""
+    a pass over the population picks (the earliest place among equal values), with one or two
+    objectives, duplicate genomes, batches of any size, and a resume (new algorithm object) at any
+    call. The tournament keys it keeps up to date are those of the population it returns."""
     from types import SimpleNamespace as NS
 
+    import numpy as np
+
+    from operators.selection import tournament_keys
     from pipeline.evolution.state import State
     from pipeline.evolution.steady_state import SteadyState
 
@@ -203,7 +208,7 @@ def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, siz
         spec = NS(population=NS(size=size, distinct=distinct), islands=None)
         return SteadyState(NS(spec=spec, kind=NS(identity=lambda genome: genome), reevaluate=False))
 
-    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b))), island=0)
+    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b))[:objectives]), island=0)
                for i, (a, b, g) in enumerate(arrivals)]
     steady, state, expected = algorithm(), State(), []
     for call, cut in enumerate(cuts + [len(members)]):
@@ -213,6 +218,9 @@ def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, siz
         state = steady.tell(state, batch)
         expected = _naive_tell(expected, batch, size, distinct)
         assert [m.id for m in state.populations[0]] == [m.id for m in expected]
+        if expected:
+            kept = steady._book_of(state.populations[0], 0).tournament_keys()
+            np.testing.assert_array_equal(kept, tournament_keys(expected))
 
 
 def _sizing_loop(workers: int, offspring: int):
