@@ -19,7 +19,7 @@ with `execution.steal` (idle actors take work from busy ones); `islands+lag` wit
 the same islands as steady-state ones (asynchronous, in the driver). In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
-chunk sizes), because W processes waking on 2 cores cost something by
+chunk sizes; the run's sleeps repeated to fill at least 10 s a worker), because W processes waking on 2 cores cost something by
 themselves. Beside each efficiency, from the end of generation 0 to the end of
 the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
 actors, island runners, their dispatcher, the driver) and how many cores
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -93,13 +94,22 @@ def run_efficiency(run_dir: Path, scored: pd.DataFrame, workers: int) -> tuple[f
     return later["slept"].sum() / workers / wall, later["slept"].tolist()
 
 
+CEILING_SECONDS = 10.0  # of sleep per worker in the ceiling's stream, at least
+
+
 def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles: CpuByRole) -> \
         tuple[float, int, dict[str, float]]:
     """Bare Ray actors sleeping `durations` in chunks, two in flight per actor, fed by one loop:
     the best efficiency over `chunk_sizes`, the chunk size that gave it, and its CPU ms per
-    sleep by role."""
+    sleep by role.
+
+    The durations are repeated until they fill `CEILING_SECONDS` of W workers: the stream's end
+    (the last chunks, one actor still sleeping while the others have nothing left) is a cost no
+    run of many generations pays once per generation, and with lognormal jitter a short stream's
+    end took a fifth of its time (a ceiling of 0.75 that steady-state runs beat)."""
     import ray
 
+    durations = durations * math.ceil(CEILING_SECONDS * workers / sum(durations))
     @ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
     class Sleeper:
         def sleep(self, chunk: list[float]) -> int:

@@ -51,10 +51,11 @@ class _Prepared:
             self.parts.kind, self.parts.objectives, self.parts.noise, self.parts.algorithm
         self.code = code_bundle(spec)  # the spec's own modules, for the workers
         self.runners = on_runners(spec.population.algorithm, spec.islands)  # islands on runner actors
+        self.asynchronous = bool(getattr(self.algorithm, "asynchronous", False))  # runs in AsyncLoop
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
-                                        expected_batches=_expected_batches(spec, self.algorithm),
+                                        expected_batches=_expected_batches(spec, self.asynchronous, self.runners),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
                                         stealing=spec.execution.steal and self.runners)
@@ -67,13 +68,13 @@ def hands_over(handover: bool, runners: bool) -> bool:
     return bool(handover) and not runners
 
 
-def _expected_batches(spec: RunSpec, algorithm: Any) -> int | None:
+def _expected_batches(spec: RunSpec, asynchronous: bool, runners: bool) -> int | None:
     """How many submissions the hand-over may expect: one a generation, or for an asynchronous
     algorithm at most one per genome (its batches hold one or more; every island's). None: no
     hand-over (islands on runners need the actors from the start)."""
-    if not hands_over(spec.execution.handover, on_runners(spec.population.algorithm, spec.islands)):
+    if not hands_over(spec.execution.handover, runners):
         return None
-    if getattr(algorithm, "asynchronous", False):
+    if asynchronous:
         islands = 1 if spec.islands is None else spec.islands.count
         return islands * (spec.population.size + spec.generations * spec.population.offspring)
     return spec.generations + 1
@@ -95,7 +96,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         if prepared.runners:
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
-            driver = AsyncLoop if getattr(prepared.algorithm, "asynchronous", False) else Loop
+            driver = AsyncLoop if prepared.asynchronous else Loop
             loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
                           tracker, recorder, spec.seed, hooks)
         state, reason = loop.run(state)

@@ -164,10 +164,11 @@ def test_the_hand_over_expects_one_submission_per_genome_for_steady_state():
     from pipeline.spec import parse_spec
 
     spec = parse_spec({**SPEC, "execution": {"workers": 2}})
-    assert _expected_batches(spec, type("A", (), {"asynchronous": True})()) == 20 + 12 * 30
-    assert _expected_batches(spec, object()) == 13
+    assert _expected_batches(spec, asynchronous=True, runners=False) == 20 + 12 * 30
+    assert _expected_batches(spec, asynchronous=False, runners=False) == 13
+    assert _expected_batches(spec, asynchronous=False, runners=True) is None  # islands need the actors at once
     no_handover = parse_spec({**SPEC, "execution": {"workers": 2, "handover": False}})
-    assert _expected_batches(no_handover, object()) is None
+    assert _expected_batches(no_handover, asynchronous=False, runners=False) is None
 
 
 def _naive_tell(population: list, scored: list, size: int, distinct: bool) -> list:
