@@ -257,7 +257,8 @@ def main() -> None:
     parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"])
     parser.add_argument("--islands", type=int, default=8, help="island count for 'islands'")
     parser.add_argument("--interval", type=int, default=5, help="generations between migrations")
-    parser.add_argument("--generations", type=int, default=10)
+    parser.add_argument("--generations", type=int, default=20,
+                        help="steady-state needs about 20: its window's edges hold two batches a worker in flight")
     parser.add_argument("--nodes", type=int, default=4)
     parser.add_argument("--cpus", type=int, default=16, help="logical CPUs per node")
     parser.add_argument("--repeats", type=int, default=1,
