@@ -106,10 +106,11 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
     The durations are repeated until they fill `CEILING_SECONDS` of W workers: the stream's end
     (the last chunks, one actor still sleeping while the others have nothing left) is a cost no
     run of many generations pays once per generation, and with lognormal jitter a short stream's
-    end took a fifth of its time (a ceiling of 0.75 that steady-state runs beat)."""
+    end took up to a fifth of its time (ceilings of 0.75-0.83 that steady-state runs beat)."""
     import ray
 
     durations = durations * math.ceil(CEILING_SECONDS * workers / sum(durations))
+
     @ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
     class Sleeper:
         def sleep(self, chunk: list[float]) -> int:

@@ -24,7 +24,7 @@ _NORMAL = NormalDist()
 def sleep_seconds(seed: int, ms: float, sigma: float) -> float:
     """The sleep of one evaluation: `ms` times exp(sigma Z - sigma^2 / 2) (mean `ms`).
 
-    Z is the normal quantile of the seed's splitmix64 hash: 1 µs of CPU, where a NumPy generator
+    Z is the normal quantile of the seed's splitmix64 hash: 1.5 µs of CPU, where a NumPy generator
     made per genome took 74 µs, a CPU cost the benchmark's ceiling (sleeping durations drawn in
     advance) did not pay, a quarter of a core at W = 64 and 20 ms."""
     if sigma == 0:
