@@ -32,8 +32,6 @@ def oldest_first_ranking(individuals: Sequence[Any]) -> list[Any]:
 
 def dense_ranks(individuals: Sequence[Any]) -> np.ndarray:
     """Rank of each individual, 0 the fittest, equal fitness equal rank."""
-    if not individuals:
-        return np.zeros(0, dtype=np.int64)
     return ranks_of_values(_weighted_values(individuals))
 
 
@@ -68,7 +66,10 @@ def keys_of_values(values: np.ndarray) -> np.ndarray:
 
 
 def _weighted_values(individuals: Sequence[Any]) -> np.ndarray:
-    return np.array([ind.fitness.wvalues for ind in individuals], dtype=np.float64).reshape(len(individuals), -1)
+    """One row of weighted values per individual (none: no rows)."""
+    if not individuals:
+        return np.zeros((0, 1), dtype=np.float64)
+    return np.array([ind.fitness.wvalues for ind in individuals], dtype=np.float64)
 
 
 def tournament(keys: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:

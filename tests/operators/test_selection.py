@@ -50,6 +50,10 @@ def test_tournaments_equal_max_over_fitness_first_among_equals(data, fitness, se
         assert rng.random() == reference.random()  # and the generator left where those draws left it
 
 
+def test_an_empty_population_has_no_keys_and_no_ranks():
+    assert len(selection.tournament_keys([])) == 0 and len(selection.dense_ranks([])) == 0
+
+
 @settings(max_examples=100, deadline=None)
 @given(parents=values_lists, offspring=values_lists, mu=st.integers(1, 10), genomes=st.integers(1, 4))
 def test_plus_survivors_are_the_fittest_distinct_first_ties_in_pool_order(parents, offspring, mu, genomes):
