@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 _API = ("run", "resume", "open_run", "load_agent", "Run", "OnGeneration")
-_ERRORS = {"SpecError": "spec", "RunExists": "runner", "RunDirError": "rundir"}
+_ERRORS = {"SpecError": "spec", "RunExists": "runner", "RunDirError": "rundir", "RunNote": "spec_notes"}
 
 __all__ = [*_API, *_ERRORS]
 

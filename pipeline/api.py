@@ -7,7 +7,9 @@
     run.best(3)                 # the hall of fame, best first
 
 Library calls raise exceptions (`SpecError`, `RunExists`, `FileNotFoundError`,
-...) where the CLI prints one line; their messages are the same.
+...) where the CLI prints one line; their messages are the same. What the CLI
+says beside the progress bar (a key the run will not use, a file resume
+repaired) comes as a `RunNote` warning.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -23,6 +26,7 @@ import pyarrow.parquet as pq
 
 from .records import RunDir
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
+from .spec_notes import RunNote, run_notes
 
 __all__ = ["Run", "run", "resume", "open_run", "load_agent", "OnGeneration"]
 
@@ -69,6 +73,8 @@ def run(spec: str | Path | Mapping[str, Any] | RunSpec, *, on_generation: OnGene
 
     resolved = _as_spec(spec, overrides)
     check_run_dir(output_dir(resolved), "; give out= a new path or a run directory")
+    for note in run_notes(resolved):
+        warnings.warn(note, RunNote, stacklevel=2)
     with _callbacks(on_generation, progress) as (callback, on_start):
         path = start_run(resolved, force=force, on_generation=callback, on_start=on_start)
     return Run(path)
@@ -80,9 +86,25 @@ def resume(path: str | Path, *, on_generation: OnGeneration | None = None, progr
     from .runner import resume_run
 
     overrides = {"generations": generations, "execution.workers": workers, "execution.address": address}
+    for note in _resume_notes(path, overrides):
+        warnings.warn(note, RunNote, stacklevel=2)
+
+    def repaired(text: str) -> None:
+        warnings.warn(f"repaired: {text}", RunNote, stacklevel=4)  # at the line calling `resume`
+
     with _callbacks(on_generation, progress) as (callback, on_start):
-        done = resume_run(path, on_generation=callback, on_start=on_start, overrides=overrides)
+        done = resume_run(path, on_generation=callback, on_start=on_start, overrides=overrides, on_note=repaired)
     return Run(done)
+
+
+def _resume_notes(path: str | Path, overrides: Mapping[str, Any]) -> list[str]:
+    """`run_notes` of the spec a resume will run; none if run.json cannot be read or the spec is
+    not valid, since `resume_run` then refuses with the reason."""
+    try:
+        spec = apply_overrides(RunDir(path).read_run()["spec"], dict(overrides))
+        return run_notes(parse_spec(spec, "run.json", resolved=True), resuming=True)
+    except (OSError, ValueError):
+        return []
 
 
 @contextlib.contextmanager

@@ -6,7 +6,8 @@ import json
 
 from ..display import console
 from .run import add_execution_arguments
-from .run_lines import already_finished, done_line, execution_plan, unused_steal_note
+from ..spec_notes import unused_steal_note
+from .run_lines import already_finished, done_line, execution_plan
 
 
 def add_parser(sub) -> None:

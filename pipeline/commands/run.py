@@ -9,7 +9,8 @@ from typing import Any
 
 from ..cli import UserError
 from ..display import console
-from .run_lines import done_line, execution_plan, unused_steal_note, zero_generations_note
+from ..spec_notes import run_notes
+from .run_lines import done_line, execution_plan
 
 
 def add_parser(sub) -> None:
@@ -101,10 +102,9 @@ def execute(spec, force: bool = False) -> int:
     target = output_dir(spec)
     check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
     execution, runners = spec.execution.model_dump(), on_runners(spec.population.algorithm, spec.islands)
-    notes = [zero_generations_note(spec.generations), unused_steal_note(execution, runners)]
     return show_run(spec.name, target, spec.seed, execution_plan(execution, runners),
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start),
-                    notes=[note for note in notes if note])
+                    notes=run_notes(spec))
 
 
 def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | None = None) -> int:

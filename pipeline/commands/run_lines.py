@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["already_finished", "done_line", "execution_plan", "unused_steal_note", "zero_generations_note"]
+__all__ = ["already_finished", "done_line", "execution_plan"]
 
 
 def _handover_seconds() -> int:
@@ -47,23 +47,6 @@ def execution_plan(execution: Mapping[str, Any], runners: bool = False) -> str:
         return f"{actors} on an embedded Ray (loopback), started now"
     return (f"in-process; {actors} on an embedded Ray join{'s' if workers == 1 else ''} only if the run "
             f"grows past ~{_handover_seconds()} s of evaluation")
-
-
-def zero_generations_note(generations: int) -> str | None:
-    """`--generations 0` is accepted, but it only scores the initial population: say so."""
-    if generations != 0:
-        return None
-    return ("generations = 0: only the initial population (generation 0) is made and scored; "
-            "no evolution (give --generations N for N generations after it)")
-
-
-def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None:
-    """`execution.steal` is accepted with any algorithm (old runs keep their specs) but only
-    generational islands on Ray actors steal: say so rather than ignore it silently."""
-    if not execution.get("steal") or (runners and execution.get("workers", 2) != 0):
-        return None
-    return ("execution.steal = true is not used here: only generational islands (islands.count with "
-            "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
 
 
 def _stop(meta: Mapping[str, Any], last: int) -> str:

@@ -86,7 +86,8 @@ def test_a_lost_population_file_is_rewritten_on_resume(tmp_path):
     run = pipeline.run(_spec(tmp_path, SAMPLED), out=str(tmp_path / "run"))
     before = run.populations()
     RunDir(run.path).population_file(3).unlink()
-    pipeline.resume(run.path, generations=6)
+    with pytest.warns(pipeline.RunNote, match="repaired: rewrote 1 population file"):
+        pipeline.resume(run.path, generations=6)
     after = pipeline.open_run(run.path).populations()
     pd.testing.assert_frame_equal(after[after["generation"] <= 5].reset_index(drop=True), before)
 

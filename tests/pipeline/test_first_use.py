@@ -187,7 +187,7 @@ def test_zero_generations_runs_the_initial_population_and_says_so(tmp_path, caps
     ({"steal": False, "workers": 2}, False, False),
 ])
 def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, runners, said):
-    from pipeline.commands.run_lines import unused_steal_note
+    from pipeline.spec_notes import unused_steal_note
 
     note = unused_steal_note(execution, runners)
     assert (note is not None) == said
@@ -195,7 +195,7 @@ def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, runners, said
 
 
 def test_evo_run_and_resume_say_when_steal_is_not_used(tmp_path, capsys):
-    from pipeline.commands.run_lines import unused_steal_note
+    from pipeline.spec_notes import unused_steal_note
 
     spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10) + "steal = true\n")
     run = tmp_path / "run"
@@ -270,3 +270,32 @@ def test_identical_genomes_in_the_hall_of_fame_are_listed_once(tmp_path):
     summary = (tmp_path / "run" / "report" / "summary.md").read_text()
     assert f"best.json holds {len(hall) + 3} entries: {len(hall)} distinct genomes" in summary
     assert "| 3 (ids 900, 901, 902) |" in summary and "| 900 |" not in summary
+
+
+def test_the_python_api_gives_the_cli_notes_as_warnings(tmp_path):
+    """A notebook hears what `evo run` and `evo resume` print: a key the run will not use, and
+    each file resume repaired (these used to be said by the CLI only)."""
+    from pipeline import RunNote
+    from pipeline.spec_notes import unused_steal_note
+
+    steal = unused_steal_note({"steal": True}, False)
+    spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10) + "steal = true\n")
+    with pytest.warns(RunNote) as caught:
+        run = pipeline.run(spec, out=tmp_path / "run")
+    assert [str(w.message) for w in caught] == [steal]
+    checkpoint = run.path / "checkpoint.json"
+    checkpoint.write_text("{not json")
+    with pytest.warns(RunNote) as caught:
+        pipeline.resume(run.path, generations=2)
+    said = [str(w.message) for w in caught]
+    assert said[0] == steal
+    assert len(said) == 2 and said[1].startswith("repaired: ") and "checkpoint.json" in said[1]
+    assert all(w.filename == __file__ for w in caught)  # pointed at the caller's line
+
+
+def test_the_python_api_notes_zero_generations(tmp_path):
+    from pipeline import RunNote
+
+    spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10))
+    with pytest.warns(RunNote, match="generations = 0: only the initial population"):
+        pipeline.run(spec, out=tmp_path / "run", generations=0)

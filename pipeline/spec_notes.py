@@ -1,0 +1,44 @@
+"""What a valid spec asks for that will not happen as written: said, not refused.
+
+Refusing would break old run directories (`execution.steal` was accepted with
+every algorithm), and `generations = 0` is a real use (score a population).
+`evo run` and `evo resume` print these under their start line; the Python API
+gives them as `RunNote` warnings, so a notebook hears them too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+__all__ = ["RunNote", "run_notes", "unused_steal_note", "zero_generations_note"]
+
+
+class RunNote(UserWarning):
+    """A note of the Python API's `run` or `resume`: a key not used, a file repaired."""
+
+
+def zero_generations_note(generations: int) -> str | None:
+    """`generations = 0` only scores the initial population: say so."""
+    if generations != 0:
+        return None
+    return ("generations = 0: only the initial population (generation 0) is made and scored; "
+            "no evolution (give --generations N for N generations after it)")
+
+
+def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None:
+    """`execution.steal` is accepted with any algorithm (old runs keep their specs) but only
+    generational islands on Ray actors (`runners`: `spec_islands.on_runners`) steal."""
+    if not execution.get("steal") or (runners and execution.get("workers", 2) != 0):
+        return None
+    return ("execution.steal = true is not used here: only generational islands (islands.count with "
+            "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
+
+
+def run_notes(spec: Any, resuming: bool = False) -> list[str]:
+    """The notes for a validated `RunSpec` (a resume does not repeat the zero-generations one)."""
+    from .spec_islands import on_runners
+
+    runners = on_runners(spec.population.algorithm, spec.islands)
+    notes = [None if resuming else zero_generations_note(spec.generations),
+             unused_steal_note(spec.execution.model_dump(), runners)]
+    return [note for note in notes if note]
