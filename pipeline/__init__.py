@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 _API = ("run", "resume", "open_run", "load_agent", "Run", "OnGeneration")
-_ERRORS = {"SpecError": "spec", "RunExists": "runner", "RunDirError": "rundir", "RunNote": "spec_notes"}
+_EXCEPTIONS = {  # errors, and the warning the API gives its notes as
+    "SpecError": "spec", "RunExists": "runner", "RunDirError": "rundir", "RunNote": "spec_notes"}
 
-__all__ = [*_API, *_ERRORS]
+__all__ = [*_API, *_EXCEPTIONS]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,6 +20,6 @@ def __getattr__(name: str) -> Any:
 
     if name in _API:
         return getattr(importlib.import_module(".api", __name__), name)
-    if name in _ERRORS:
-        return getattr(importlib.import_module(f".{_ERRORS[name]}", __name__), name)
+    if name in _EXCEPTIONS:
+        return getattr(importlib.import_module(f".{_EXCEPTIONS[name]}", __name__), name)
     raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

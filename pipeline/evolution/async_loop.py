@@ -1,16 +1,22 @@
 """The asynchronous run loop (LEAP's `steady_state` driver): no barrier, every worker busy.
 
-It keeps `2 x workers` batches in flight on the evaluator (`submit`); as each
-comes back (`wait` for any), its members are told to the algorithm one by one
-in arrival order and new children are bred and sent at once. Every
+It keeps batches in flight on the evaluator (`submit`); as each comes back
+(`wait` for any), its members are told to the algorithm one by one in
+arrival order and new children are bred and sent at once. Every
 `offspring` arrivals (the first `size` for generation 0; with `[islands]`,
 `count` times those) make a generation: islands migrate if it is one of
 theirs (`migrate`), the tracker keeps the books, the recorder commits it
 (the migrants after the arrivals), hooks hear its row and the stop rules are
-checked. A batch goes to one worker in one call, sized to
-take about max(`BATCH_SECONDS`, 0.004 W) s of evaluation (at most a
-generation's arrivals / W members, and one island's `offspring`), so the
-driver's cost per call stays a small share of its time.
+checked. A batch goes to one worker in one call, sized to take about
+max(`BATCH_SECONDS`, 0.004 W) s of evaluation, so the driver's cost per call
+stays a small share of its time. What is in flight is bounded twice: two
+batches a worker (one running, the next beside it), and two generations'
+children in all (how stale a parent can be), so a batch holds at most
+2 x a generation's arrivals / W members (and one island's `offspring`).
+Where the evaluation is so short that the time asks for more than half of
+that, fewer, larger batches are in flight (down to one a worker): the same
+staleness with fewer calls, which is what the driver runs out of at t = 2 ms
+(W = 32: 0.72-0.73 busy against 0.65 with two batches of half the size).
 
 With workers = 0 one child at a time is bred, scored and told: the run is
 deterministic and resumes exactly.
@@ -37,7 +43,8 @@ __all__ = ["AsyncLoop"]
 BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83-0.93 of 1-8 workers busy, 0.2 0.93-0.97) ...
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
-IN_FLIGHT_PER_WORKER = 2
+IN_FLIGHT_PER_WORKER = 2  # batches a worker holds at most
+STALE_GENERATIONS = 2  # children in flight at most, in generations' arrivals (all workers)
 _BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
 
 
@@ -54,9 +61,10 @@ class AsyncLoop(Loop):
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
         workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
-        self.in_flight = max(1, IN_FLIGHT_PER_WORKER * workers)
-        # a batch is of one island: at most its share of a generation
-        self.max_batch = 1 if workers == 0 else max(1, min(self.offspring // workers, settings.offspring))
+        self.workers = workers
+        # a batch is of one island: at most its share of the children in flight
+        self.max_batch = 1 if workers == 0 else \
+            max(1, min(STALE_GENERATIONS * self.offspring // workers, settings.offspring))
         self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)
         self._per_member = SecondsPerMember()
 
@@ -66,7 +74,7 @@ class AsyncLoop(Loop):
         self._started, self._failures = time.perf_counter(), 0
         reason = self.tracker.stop_reason(state)
         while reason is None:
-            while len(pending) < self.in_flight:
+            while len(pending) < self._in_flight():
                 state = self._send(state, pending)
             done = self.scorer.evaluator.wait(list(pending))
             for ticket in sorted(done):
@@ -118,6 +126,14 @@ class AsyncLoop(Loop):
         """The migration after this generation, if the algorithm has islands (`migrate`) and one is due."""
         migrate = getattr(self.algorithm, "migrate", None)
         return (state, []) if migrate is None else migrate(state)
+
+    def _in_flight(self) -> int:
+        """Batches to keep in flight: two a worker, fewer when batches are large (see the module
+        docstring), never fewer than one a worker."""
+        if self.workers == 0:
+            return 1
+        by_staleness = STALE_GENERATIONS * self.offspring // self._batch_size()
+        return max(self.workers, min(IN_FLIGHT_PER_WORKER * self.workers, by_staleness))
 
     def _batch_size(self) -> int:
         per_member = self._per_member.value
