@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from ..display import console
-from .run import add_execution_arguments
 from ..spec_notes import unused_steal_note
+from .run import add_execution_arguments
 from .run_lines import already_finished, done_line, execution_plan
 
 

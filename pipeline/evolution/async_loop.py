@@ -16,7 +16,7 @@ children in all (how stale a parent can be), so a batch holds at most
 Where the evaluation is so short that the time asks for more than half of
 that, fewer, larger batches are in flight (down to one a worker): the same
 staleness with fewer calls, which is what the driver runs out of at t = 2 ms
-(W = 32: 0.72-0.73 busy against 0.65 with two batches of half the size).
+(W = 32: 0.69 busy against 0.62-0.65 with two batches of half the size).
 
 With workers = 0 one child at a time is bred, scored and told: the run is
 deterministic and resumes exactly.
