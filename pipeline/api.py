@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from .records import RunDir
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
-from .spec_notes import RunNote, run_notes
+from .spec_notes import RunNote, resume_notes, run_notes
 
 __all__ = ["Run", "run", "resume", "open_run", "load_agent", "OnGeneration"]
 
@@ -98,11 +98,10 @@ def resume(path: str | Path, *, on_generation: OnGeneration | None = None, progr
 
 
 def _resume_notes(path: str | Path, overrides: Mapping[str, Any]) -> list[str]:
-    """`run_notes` of the spec a resume will run; none if run.json cannot be read or the spec is
-    not valid, since `resume_run` then refuses with the reason."""
+    """`resume_notes` of the run at `path`; none if its run.json cannot be read, since
+    `resume_run` then refuses with the reason."""
     try:
-        spec = apply_overrides(RunDir(path).read_run()["spec"], dict(overrides))
-        return run_notes(parse_spec(spec, "run.json", resolved=True), resuming=True)
+        return resume_notes(apply_overrides(RunDir(path).read_run()["spec"], dict(overrides)))
     except (OSError, ValueError):
         return []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["RunNote", "run_notes", "unused_steal_note", "zero_generations_note"]
+__all__ = ["RunNote", "resume_notes", "run_notes", "unused_steal_note", "zero_generations_note"]
 
 
 class RunNote(UserWarning):
@@ -34,11 +34,23 @@ def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None
             "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
 
 
-def run_notes(spec: Any, resuming: bool = False) -> list[str]:
-    """The notes for a validated `RunSpec` (a resume does not repeat the zero-generations one)."""
+def run_notes(spec: Any) -> list[str]:
+    """The notes for a new run of a validated `RunSpec`."""
     from .spec_islands import on_runners
 
     runners = on_runners(spec.population.algorithm, spec.islands)
-    notes = [None if resuming else zero_generations_note(spec.generations),
-             unused_steal_note(spec.execution.model_dump(), runners)]
+    notes = [zero_generations_note(spec.generations), unused_steal_note(spec.execution.model_dump(), runners)]
     return [note for note in notes if note]
+
+
+def resume_notes(spec: Mapping[str, Any]) -> list[str]:
+    """The notes for a resume, from the spec as run.json holds it with the resume's overrides (not
+    yet validated: `resume_run` refuses a bad one with its reason)."""
+    from .spec_islands import on_runners
+
+    def section(name: str) -> Mapping[str, Any]:
+        return spec.get(name) if isinstance(spec.get(name), dict) else {}
+
+    note = unused_steal_note(section("execution"), on_runners(section("population").get("algorithm"),
+                                                              spec.get("islands")))
+    return [note] if note else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..display import console
-from ..spec_notes import unused_steal_note
+from ..spec_notes import resume_notes
 from .run import add_execution_arguments
 from .run_lines import already_finished, done_line, execution_plan
 
@@ -60,9 +60,8 @@ def run(args) -> int:
     check_generations(rundir.path, meta, args.generations, last)  # before the start line
     population = spec.get("population") if isinstance(spec.get("population"), dict) else {}
     runners = on_runners(population.get("algorithm"), spec.get("islands"))
-    steal_note = unused_steal_note(execution, runners)
     return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution, runners),
-                    resume, notes=[steal_note] if steal_note else [])
+                    resume, notes=resume_notes(spec))
 
 
 def tell_finished(resume, path, message: str) -> int:

@@ -61,10 +61,9 @@ class AsyncLoop(Loop):
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
         workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
-        self.workers = workers
+        self.workers, self.stale_children = workers, STALE_GENERATIONS * self.offspring  # in flight at most
         # a batch is of one island: at most its share of the children in flight
-        self.max_batch = 1 if workers == 0 else \
-            max(1, min(STALE_GENERATIONS * self.offspring // workers, settings.offspring))
+        self.max_batch = 1 if workers == 0 else max(1, min(self.stale_children // workers, settings.offspring))
         self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)
         self._per_member = SecondsPerMember()
 
@@ -132,7 +131,7 @@ class AsyncLoop(Loop):
         docstring), never fewer than one a worker."""
         if self.workers == 0:
             return 1
-        by_staleness = STALE_GENERATIONS * self.offspring // self._batch_size()
+        by_staleness = self.stale_children // self._batch_size()
         return max(self.workers, min(IN_FLIGHT_PER_WORKER * self.workers, by_staleness))
 
     def _batch_size(self) -> int:
