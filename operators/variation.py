@@ -29,19 +29,30 @@ class Child:
 
 
 def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int, cxpb: float, mutpb: float,
-           rng: np.random.Generator, repair: bool = True) -> list[Child]:
-    """`count` children of `genomes`; each repaired unless the kind's operator for its origin repairs already."""
+           rng: np.random.Generator, repair: bool = True, parents_first: bool = False) -> list[Child]:
+    """`count` children of `genomes`; each repaired unless the kind's operator for its origin repairs already.
+
+    Draw order: per child, its origin, its parents, its variation; or with `parents_first`, every
+    child's origin, then all their parents in one `select` call, then each child's variation. One
+    selection call a batch is what a steady-state driver can afford on many workers; a batch of
+    one child draws the same either way."""
+    if parents_first:
+        origins = rng.random(count).tolist()
+        drawn = iter(select(sum(2 if d < cxpb else 1 for d in origins), rng).tolist())
+        draw, pick = iter(origins).__next__, lambda k, _rng: [next(drawn) for _ in range(k)]
+    else:
+        draw, pick = rng.random, select
     children = []
     for _ in range(count):
-        draw = rng.random()
-        if draw < cxpb:
-            a, b = (int(i) for i in select(2, rng))
+        origin = draw()
+        if origin < cxpb:
+            a, b = (int(i) for i in pick(2, rng))
             child = Child(kind.crossover(genomes[a], genomes[b], rng), [a, b], "crossover")
-        elif draw < cxpb + mutpb:
-            a = int(select(1, rng)[0])
+        elif origin < cxpb + mutpb:
+            a = int(pick(1, rng)[0])
             child = Child(kind.mutate(genomes[a], rng), [a], "mutation")
         else:
-            a = int(select(1, rng)[0])
+            a = int(pick(1, rng)[0])
             child = Child(kind.copy(genomes[a]), [a], "reproduction")
         if repair and child.origin not in kind.repaired_origins:
             child.genome = kind.repair(child.genome, rng)
