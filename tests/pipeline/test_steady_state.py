@@ -305,3 +305,34 @@ def test_seconds_per_member_is_the_decaying_ratio_of_sums_without_each_workers_f
             assert estimate.value == pytest.approx(seconds / members)
         else:
             assert estimate.value is None
+
+
+def test_on_workers_a_freed_worker_gets_its_next_batch_before_the_arrivals_are_told(tmp_path, monkeypatch):
+    """After each wait the loop tops up what is in flight before it inserts and logs what came
+    back, so no worker waits for the driver's insertions; with workers = 0 a child is told before
+    the next is bred (the deterministic order every in-process log was made in)."""
+    import pipeline.runner as runner
+    from pipeline.evaluation.local import LocalEvaluator
+    from pipeline.evolution.steady_state import SteadyState
+
+    events: list[str] = []
+
+    class Logged(LocalEvaluator):
+        def wait(self, tickets, every=False, timeout=None):
+            events.append("wait")
+            return super().wait(sorted(tickets)[:1], every, timeout)  # the oldest only
+
+    class OnTwoWorkers(Logged):
+        workers = 2  # batches in flight as on two workers
+
+    ask, tell = SteadyState.ask, SteadyState.tell
+    monkeypatch.setattr(SteadyState, "ask", lambda self, *a, **k: events.append("ask") or ask(self, *a, **k))
+    monkeypatch.setattr(SteadyState, "tell", lambda self, *a, **k: events.append("tell") or tell(self, *a, **k))
+    for evaluator, first in ((OnTwoWorkers, "ask"), (Logged, "tell")):
+        monkeypatch.setattr(runner, "make_evaluator", lambda task_spec, **kwargs: evaluator(task_spec))
+        events.clear()
+        pipeline.run(SPEC, out=str(tmp_path / evaluator.__name__), generations=2)
+        after_waits = [segment.split() for segment in " ".join(events).split("wait")[1:]]
+        both = [segment for segment in after_waits if {"ask", "tell"} <= set(segment)]
+        assert len(both) >= 5
+        assert all(sorted(segment, key=lambda e: e != first) == segment for segment in both), both
