@@ -6,7 +6,12 @@ logging. Its CPU per evaluation is what bounds a run at small t (every
 evaluation a second the driver cannot feed leaves a worker idle); see
 benchmarks/README.md, "Scale-out".
 
+With `--no-ray` the same loop runs against an in-process evaluator that
+claims the W workers (batches sized and in flight as on W actors, each scored
+at once): the driver's Python time alone, no Ray calls or threads.
+
     .venv/bin/python benchmarks/bench_driver_throughput.py --workers 8 --rounds 2
+    .venv/bin/python benchmarks/bench_driver_throughput.py --workers 32 --rounds 3 --no-ray --generations 60
 """
 
 from __future__ import annotations
@@ -55,6 +60,18 @@ def one_run(data: dict) -> tuple[float, float, float, int]:
     return cpu, wall, float(rate), evaluations
 
 
+def claim_workers(workers: int) -> None:
+    """Runs from here on score in this process, as if on `workers` actors (`--no-ray`)."""
+    import pipeline.runner
+    from pipeline.evaluation.local import LocalEvaluator
+
+    class Claimed(LocalEvaluator):
+        pass
+
+    Claimed.workers = workers
+    pipeline.runner.make_evaluator = lambda task_spec, **kwargs: Claimed(task_spec)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=8)
@@ -62,23 +79,30 @@ def main() -> None:
     parser.add_argument("--generations", type=int, default=10)
     parser.add_argument("--islands", type=int, default=1, help="steady-state islands (1: one population)")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--no-ray", action="store_true", help="score in this process, claiming the workers")
     args = parser.parse_args()
     import ray
 
     started = time.perf_counter()
-    ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
-    print(f"Ray started in {time.perf_counter() - started:.1f} s")
+    if args.no_ray:
+        claim_workers(args.workers)
+    else:
+        ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
+        print(f"Ray started in {time.perf_counter() - started:.1f} s")
     print("| round | driver CPU s | evaluations | driver CPU ms an evaluation | evaluations a second after "
           "generation 0 | end to end s (actors' start and stop included) |\n|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:  # the runs' logs are not kept
         for round_ in range(1, args.rounds + 1):
             data = spec(args.workers, args.lam, args.generations, args.islands, Path(scratch) / f"run{round_}")
+            if args.no_ray:  # the spec's own workers would start Ray: the evaluator claims them instead
+                data["execution"]["workers"] = 0
             cpu, wall, rate, evaluations = one_run(data)
             print(f"| {round_} | {cpu:.2f} | {evaluations:,} | {cpu / evaluations * 1000:.3f} | {rate:,.0f} | "
                   f"{wall:.1f} |", flush=True)
-    started = time.perf_counter()
-    ray.shutdown()
-    print(f"Ray stopped in {time.perf_counter() - started:.1f} s")
+    if not args.no_ray:
+        started = time.perf_counter()
+        ray.shutdown()
+        print(f"Ray stopped in {time.perf_counter() - started:.1f} s")
 
 
 if __name__ == "__main__":
