@@ -8,7 +8,12 @@ gives them as `RunNote` warnings, so a notebook hears them too.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+from .spec_islands import on_runners
+
+if TYPE_CHECKING:
+    from .spec import RunSpec
 
 __all__ = ["RunNote", "resume_notes", "run_notes", "unused_steal_note", "zero_generations_note"]
 
@@ -34,10 +39,8 @@ def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None
             "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
 
 
-def run_notes(spec: Any) -> list[str]:
+def run_notes(spec: RunSpec) -> list[str]:
     """The notes for a new run of a validated `RunSpec`."""
-    from .spec_islands import on_runners
-
     runners = on_runners(spec.population.algorithm, spec.islands)
     notes = [zero_generations_note(spec.generations), unused_steal_note(spec.execution.model_dump(), runners)]
     return [note for note in notes if note]
@@ -46,7 +49,6 @@ def run_notes(spec: Any) -> list[str]:
 def resume_notes(spec: Mapping[str, Any]) -> list[str]:
     """The notes for a resume, from the spec as run.json holds it with the resume's overrides (not
     yet validated: `resume_run` refuses a bad one with its reason)."""
-    from .spec_islands import on_runners
 
     def section(name: str) -> Mapping[str, Any]:
         return spec.get(name) if isinstance(spec.get(name), dict) else {}
