@@ -11,6 +11,7 @@ from .evaluation import ClusterLost, make_evaluator
 from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
 from .evolution.island_loop import island_loop
 from .evolution.parts import build_parts
+from .heap import frozen_heap
 from .plugins import code_bundle
 from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
     package_versions, recover
@@ -99,7 +100,8 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             driver = AsyncLoop if prepared.asynchronous else Loop
             loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
                           tracker, recorder, spec.seed, hooks)
-        state, reason = loop.run(state)
+        with frozen_heap():
+            state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)
         return reason
     finally:

@@ -31,6 +31,7 @@ from ray.exceptions import RayError, RayTaskError
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
+from ..heap import freeze_heap
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    merge_chunks, one_line)
 from .ray_errors import death_reason
@@ -56,6 +57,7 @@ class _TaskActor:
         if code is not None:  # the spec's own modules, zipped by the driver
             install_bundle(code)
         self.tasks = TaskCache(task_spec, build_task)
+        freeze_heap()  # the task and Ray's objects live as long as the actor: no collection walks them
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
     def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
