@@ -243,6 +243,7 @@ def _user_kind(spec: RunSpec, task: Any) -> GenomeKind:
         from_record=user.from_record,
         record_type=getattr(user, "record_type", None),
         key=optional("key"),
+        record_array=optional("record_array"),  # none: `to_record` genome by genome
         diversity=optional("diversity"),  # none: the share of distinct genomes
     )
 

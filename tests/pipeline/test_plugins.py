@@ -173,3 +173,47 @@ def test_installed_plugins_are_found_by_entry_point_name(tmp_path, monkeypatch):
     from fitness.nim import Rules, agent
 
     assert agent("patient", Rules(rows=(1, 3, 5))).name == "patient"
+
+
+SLEEPY = ROOT / "benchmarks" / "sleepy" / "sleepy.py"
+SLEEPY_SPEC = {"name": "bits", "problem": "sleepy:Sleepy", "seed": 3, "generations": 3,
+               "problem_options": {"ms": 0, "bits": 24}, "genome": {"kind": "sleepy:Bits"},
+               "population": {"size": 12, "offspring": 12}, "execution": {"workers": 0}}
+KINDS = """
+from sleepy import Bits
+
+
+class PlainBits(Bits):
+    record_array = None  # the log's column genome by genome, from to_record
+
+
+class ShortBits(Bits):
+    def record_array(self, genomes):
+        return super().record_array(genomes[1:])
+"""
+
+
+def _sleepy_folder(tmp_path: Path) -> Path:
+    shutil.copy(SLEEPY, tmp_path / "sleepy.py")
+    (tmp_path / "kinds.py").write_text(KINDS)
+    for name in ("sleepy", "kinds"):
+        sys.modules.pop(name, None)
+    return tmp_path
+
+
+def test_a_kinds_own_record_array_logs_what_to_record_would(tmp_path):
+    folder = _sleepy_folder(tmp_path)
+    spec = {**SLEEPY_SPEC, "execution": {"workers": 0, "code_dir": str(folder)}}
+    own = pipeline.run(spec, out=str(tmp_path / "own"))
+    plain = pipeline.run({**spec, "genome": {"kind": "kinds:PlainBits"}}, out=str(tmp_path / "plain"))
+    pd.testing.assert_frame_equal(comparable(own.path).drop(columns="run_id"),  # the kind's name is in the id
+                                  comparable(plain.path).drop(columns="run_id"))
+    assert pipeline.resume(own.path, generations=5).generations()["generation"].max() == 5  # genomes read back
+
+
+def test_a_kinds_record_array_that_disagrees_with_to_record_stops_the_run_before_it_logs(tmp_path):
+    folder = _sleepy_folder(tmp_path)
+    spec = {**SLEEPY_SPEC, "genome": {"kind": "kinds:ShortBits"}, "execution": {"workers": 0, "code_dir": str(folder)}}
+    with pytest.raises(ValueError, match="genome kind 'kinds:ShortBits': record_array gave 11 values"):
+        pipeline.run(spec, out=str(tmp_path / "short"))
+    assert not (tmp_path / "short" / "individuals").exists() and not (tmp_path / "short" / "generations.parquet").exists()
