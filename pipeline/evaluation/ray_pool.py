@@ -7,13 +7,14 @@ Each actor builds the task once (`setup`), then scores chunks. Work starts
 as soon as the first actor is ready; the others join as they come up. Any
 number of batches may be in flight (`submit`); their chunks queue in
 submission order and up to `IN_FLIGHT_PER_ACTOR` sit on an actor, so it never
-idles while the driver collects a result. A failed actor (crash, `ray.kill`,
-lost node, chunk timeout) is killed and replaced; the chunk it was running
-counts one attempt and, like any chunk queued behind it, goes back to the
-front of the queue for a live actor. Results are placed by chunk index, so
-their order and values never depend on which actor ran what. An actor that
-cannot start says why (`ray_errors`); a head or GCS gone silent raises
-`ClusterLost` (`ray_gcs`) before Ray would end the process.
+idles while the driver collects a result (a chunk queued behind a running one
+goes to the actor whose chunk started first, the next to finish). A failed
+actor (crash, `ray.kill`, lost node, chunk timeout) is killed and replaced;
+the chunk it was running counts one attempt and, like any chunk queued behind
+it, goes back to the front of the queue for a live actor. Results are placed
+by chunk index, so their order and values never depend on which actor ran
+what. An actor that cannot start says why (`ray_errors`); a head or GCS gone
+silent raises `ClusterLost` (`ray_gcs`) before Ray would end the process.
 """
 
 from __future__ import annotations
@@ -311,20 +312,19 @@ class RayEvaluator(Evaluator):
         self._watch.check()
 
     def _dispatch(self) -> None:
-        """Queue waiting chunks on ready actors, round-robin, up to IN_FLIGHT_PER_ACTOR each."""
+        """Queue waiting chunks on ready actors, up to IN_FLIGHT_PER_ACTOR each (`_placement`)."""
         for depth in range(IN_FLIGHT_PER_ACTOR):
-            for actor in self._pool:
+            for actor in _placement(self._pool, depth):
                 if not self._queue:
                     return
-                if actor.label and len(actor.running) <= depth:
-                    batch, chunk = self._queue.popleft()
-                    start, stop = batch.bounds[chunk]
-                    ref = actor.handle.evaluate.remote(pack(batch.genomes[start:stop]),
-                                                       list(batch.seeds[start:stop]), batch.task_spec)
-                    if not actor.running:
-                        actor.busy_since = time.monotonic()
-                    actor.running.append(ref)
-                    self._running[ref] = (batch, chunk, actor)
+                batch, chunk = self._queue.popleft()
+                start, stop = batch.bounds[chunk]
+                ref = actor.handle.evaluate.remote(pack(batch.genomes[start:stop]),
+                                                   list(batch.seeds[start:stop]), batch.task_spec)
+                if not actor.running:
+                    actor.busy_since = time.monotonic()
+                actor.running.append(ref)
+                self._running[ref] = (batch, chunk, actor)
 
     def _finish_chunk(self, ref: Any) -> None:
         batch, chunk, actor = self._running[ref]
@@ -370,6 +370,14 @@ class RayEvaluator(Evaluator):
                 if actor.running and now - actor.busy_since > self.chunk_timeout:
                     self._fail(actor, f"no result within the chunk timeout of {self.chunk_timeout:g} s")
         self._check_start_timeout()
+
+
+def _placement(pool: list[_Actor], depth: int) -> list[_Actor]:
+    """The ready actors holding `depth` chunks or fewer, in the order they take one more: in the
+    pool's order while idle; behind a running chunk, the actor whose chunk started first (the
+    next to finish, chunks being alike) first, so a chunk sent ahead starts as soon as it can."""
+    ready = [actor for actor in pool if actor.label and len(actor.running) <= depth]
+    return sorted(ready, key=lambda actor: actor.busy_since) if depth else ready
 
 
 def _merge(batch: _Batch, failures: int) -> Evaluated:

@@ -319,3 +319,24 @@ def test_a_task_error_is_raised_at_once_with_its_message_on_both_back_ends(ray_s
 def test_a_broken_task_spec_fails_the_pool_start_with_its_message(ray_session):
     with pytest.raises(EvaluationError, match=r"building the task on actor-\d+: PluginError: problem 'nope': not a built-in problem"):
         make_evaluator({"problem": "nope"}, workers=1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(actors=st.lists(st.tuples(st.booleans(), st.integers(0, 2), st.floats(0.0, 100.0)), max_size=12),
+       depth=st.integers(0, 1))
+def test_a_chunk_queued_behind_another_goes_to_the_actor_whose_chunk_started_first(ray_session, actors, depth):
+    """Idle actors take chunks in the pool's order; behind a running chunk, the actor busy the
+    longest (the next to finish) first; actors not ready, or full at this depth, take none."""
+    from collections import deque
+
+    from pipeline.evaluation.ray_pool import _Actor, _placement
+
+    pool = [_Actor(handle=None, number=n, created=0.0, label="ready" if ready else "", running=deque(range(running)),
+                   busy_since=since) for n, (ready, running, since) in enumerate(actors)]
+    placed = _placement(pool, depth)
+    eligible = [actor for actor in pool if actor.label and len(actor.running) <= depth]
+    assert sorted(a.number for a in placed) == [a.number for a in eligible]
+    if depth == 0:
+        assert placed == eligible
+    else:
+        assert [a.busy_since for a in placed] == sorted(a.busy_since for a in eligible)
