@@ -1,13 +1,15 @@
 """Long-lived objects kept out of Python's cyclic garbage collector while a run works.
 
-Why: a driver holds ~140,000 long-lived objects (Ray's, pyarrow's, the
-modules'), and every full collection walks them all; a run allocating
-members, fitnesses and rows triggers one every few hundred generations'
-worth of arrivals, and they took a tenth of a steady-state driver's thread
-at W = 32 (0.17-0.28 s of gen-2 collection in a 2.3 s run; benchmarks/README.md,
-"Garbage collection off the long-lived heap"). `gc.freeze` moves what exists
-now to a generation the collector skips; objects made later are collected
-as always, and nothing is freed later than it would be once unfrozen.
+Why: a Ray driver holds ~140,000 objects that live as long as the process
+(Ray's, pyarrow's, the modules'), and every full collection walks them all;
+the members, fitnesses and rows a run allocates set one off every ten or
+twenty generations, and at W = 32, t = 0 they took 0.17-0.28 s of a
+2.3-2.7 s steady-state run, a tenth of the driver's thread
+(benchmarks/README.md, "Less for the driver to do, and a batch sent ahead").
+`gc.freeze` moves what exists now to a generation the collector skips;
+objects made later are collected as always. Frozen objects are still freed
+when their last reference goes; only a cycle among them that becomes
+garbage meanwhile waits for the unfreeze.
 """
 
 from __future__ import annotations

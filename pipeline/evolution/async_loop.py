@@ -25,8 +25,8 @@ freed worker idle until the driver gets to it (a median 6 ms of a 145 ms
 batch at W = 32, t = 2 ms, and the tail when it is recording), so one batch
 more for every `WORKERS_PER_BATCH_AHEAD` workers is sent ahead; the pool
 queues it behind the actor whose batch started first (`ray_pool`), the next
-to finish: the median gap fell to 1.4-2 ms, for a quarter-generation more
-children in flight at most.
+to finish: the median gap fell to 1.4-2 ms, for ceil(W / 8) batches more in
+flight (a quarter of a generation's children where W is a multiple of 8).
 
 With workers = 0 one child at a time is bred, scored and told, in that order
 (the next is bred after it is told): the run is deterministic and resumes
