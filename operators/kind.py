@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["GenomeKind", "array_key", "bool_lists", "distinct_share", "mean_pairwise_l1"]
+__all__ = ["GenomeKind", "array_key", "bool_lists", "distinct_share", "mean_pairwise_l1", "same_record"]
 
 
 def array_key(genome: Any, to_record: Callable[[Any], Any]) -> Any:
@@ -69,7 +69,7 @@ class GenomeKind:
         array = self.record_array(genomes)
         wrong = (not isinstance(array, pa.Array) or len(array) != len(genomes)
                  or (self.record_type is not None and array.type != self.record_type)
-                 or (len(genomes) > 0 and array[0].as_py() != self.to_record(genomes[0])))
+                 or (len(genomes) > 0 and not same_record(array[0].as_py(), self.to_record(genomes[0]))))
         if wrong:
             got = f"{len(array)} values of {array.type}" if isinstance(array, pa.Array) else type(array).__name__
             raise ValueError(f"genome kind {self.name!r}: record_array gave {got} for {len(genomes)} genomes, "
@@ -81,6 +81,20 @@ class GenomeKind:
         if self.diversity is not None:
             return float(self.diversity(genomes))
         return distinct_share([self.identity(g) for g in genomes])
+
+
+def same_record(a: Any, b: Any) -> bool:
+    """Equal log records, NaN equal to NaN and a tuple or array to the list pyarrow gives back
+    (a real-valued genome may hold NaN, and its record must still check against itself)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return same_record(np.asarray(a).tolist(), np.asarray(b).tolist())
+    if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
+        return bool(a == b or (a != a and b != b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(map(same_record, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_record(a[k], b[k]) for k in a)
+    return bool(a == b)
 
 
 def distinct_share(keys: list[Any]) -> float:
