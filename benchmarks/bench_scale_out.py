@@ -25,7 +25,9 @@ the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
 actors, island runners, their dispatcher, the driver) and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
 a fixed cost per second), and the same for the ceiling: on a machine with
-fewer cores than processes, CPU is what bounds the efficiency.
+fewer cores than processes, CPU is what bounds the efficiency. With
+`--timeline`, each run's workers' busy share and the time a call took beyond
+its sleeps, against the bare actors' (`worker_timeline.py`).
 
     .venv/bin/python benchmarks/bench_scale_out.py --workers 8 32 64 \\
         --cases 1024:20:0 1024:20:1 256:20:0 1024:2:0 --algorithms mu+lambda steady-state islands
@@ -53,6 +55,7 @@ SLEEPY = ROOT / "benchmarks" / "sleepy"
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from cpu_roles import CpuByRole  # noqa: E402
+from worker_timeline import describe, summarise  # noqa: E402
 
 
 def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Namespace) -> dict:
@@ -98,10 +101,10 @@ CEILING_SECONDS = 10.0  # of sleep per worker in the ceiling's stream, at least
 
 
 def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles: CpuByRole) -> \
-        tuple[float, int, dict[str, float]]:
+        tuple[float, int, dict[str, float], str]:
     """Bare Ray actors sleeping `durations` in chunks, two in flight per actor, fed by one loop:
-    the best efficiency over `chunk_sizes`, the chunk size that gave it, and its CPU ms per
-    sleep by role.
+    the best efficiency over `chunk_sizes`, the chunk size that gave it, its CPU ms per sleep by
+    role, and its workers' busy share and time in a call beyond the sleeps (as `--timeline`).
 
     The durations are repeated until they fill `CEILING_SECONDS` of W workers: the stream's end
     (the last chunks, one actor still sleeping while the others have nothing left) is a cost no
@@ -113,18 +116,19 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
 
     @ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
     class Sleeper:
-        def sleep(self, chunk: list[float]) -> int:
+        def sleep(self, chunk: list[float]) -> float:
+            started = time.perf_counter()
             for d in chunk:
                 time.sleep(d)
-            return len(chunk)
+            return time.perf_counter() - started
 
     actors = [Sleeper.remote() for _ in range(workers)]
     ray.get([a.__ray_ready__.remote() for a in actors])
-    best: tuple[float, int, dict[str, float]] = (0.0, 0, {})
+    best: tuple[float, int, dict[str, float], str] = (0.0, 0, {}, "")
     for size in sorted(set(chunk_sizes)):
         chunks = [durations[i:i + size] for i in range(0, len(durations), size)][::-1]
         roles.window()  # opens the pass's window
-        started, running, load = time.perf_counter(), {}, [0] * workers
+        started, running, load, in_calls = time.perf_counter(), {}, [0] * workers, 0.0
         while chunks or running:
             for a, actor in enumerate(actors):
                 while load[a] < 2 and chunks:
@@ -132,10 +136,13 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
                     load[a] += 1
             for ref in ray.wait(list(running), num_returns=1)[0]:
                 load[running.pop(ref)] -= 1
-        efficiency = sum(durations) / workers / (time.perf_counter() - started)
+                in_calls += ray.get(ref)
+        wall = time.perf_counter() - started
+        efficiency = sum(durations) / workers / wall
         if efficiency > best[0]:
             cpu, seconds = roles.window()
-            best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)))
+            calls = f"busy {in_calls / workers / wall:.2f}, +{100 * (1 - sum(durations) / in_calls):.1f}% in a call"
+            best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)), calls)
     for actor in actors:
         ray.kill(actor)
     return best
@@ -173,7 +180,8 @@ def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp
                         "seconds": float(np.median([row["seconds"] for row in runs])),
                         "driver_ms": float(np.median([row["driver_ms"] for row in runs])),
                         "cpu_ms": _median_by_role([row["cpu_ms"] for row in runs]),
-                        "ceiling_cpu_ms": _median_by_role([row["ceiling_cpu_ms"] for row in runs])})
+                        "ceiling_cpu_ms": _median_by_role([row["ceiling_cpu_ms"] for row in runs]),
+                        "timelines": [row["timeline"] for row in runs], "ceiling_calls": [row["ceiling_calls"] for row in runs]})
     return results
 
 
@@ -186,15 +194,20 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         out = tmp / f"{algorithm}-{workers}-{lam}-{ms}-{sigma}"
         started, cpu = time.perf_counter(), time.process_time()
         spent: Counter = Counter()
+        data, generation_times = spec(algorithm, lam, ms, sigma, args), []
+        if args.timeline:
+            calls_dir = tmp / f"calls-{algorithm}-{workers}-{lam}-{ms}-{sigma}"
+            calls_dir.mkdir(parents=True)
+            data["problem_options"]["calls_dir"] = str(calls_dir)
 
         def after(row: dict) -> None:  # CPU from the end of generation 0 to the end of the last
+            generation_times.append(time.time())
             if row["generation"] in (0, args.generations):  # reading /proc each generation cost the driver 6%
                 cpu, seconds = roles.window()
                 if row["generation"] > 0:
                     spent.update({**cpu, "seconds": seconds})
 
-        run = pipeline.run(spec(algorithm, lam, ms, sigma, args), address=address, workers=workers, out=str(out),
-                           on_generation=after)
+        run = pipeline.run(data, address=address, workers=workers, out=str(out), on_generation=after)
         cpu = time.process_time() - cpu
         scored = evaluated_rows(out)
         efficiency, slept = run_efficiency(out, scored, workers)
@@ -208,12 +221,13 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         results.append({"workers": workers, "lam": lam, "ms": ms, "sigma": sigma, "algorithm": algorithm,
                         "efficiency": efficiency, "seconds": time.perf_counter() - started,
                         "driver_ms": 1000 * cpu / evaluations,
-                        "cpu_ms": per_evaluation(spent, in_window)})
+                        "cpu_ms": per_evaluation(spent, in_window),
+                        "timeline": describe(summarise(calls_dir, generation_times, workers)) if args.timeline else ""})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
-    top, size, cpu_ms = ceiling(workers, durations, [per_worker_generation, about_50ms, 4 * about_50ms], roles)
+    top, size, cpu_ms, calls = ceiling(workers, durations, [per_worker_generation, about_50ms, 4 * about_50ms], roles)
     for row in results:
-        row.update(ceiling=top, ceiling_chunk=size, ceiling_cpu_ms=cpu_ms)
+        row.update(ceiling=top, ceiling_chunk=size, ceiling_cpu_ms=cpu_ms, ceiling_calls=calls)
     return results
 
 
@@ -267,6 +281,8 @@ def main() -> None:
                         help="rounds of every run and its ceiling: the median and the range are printed (at "
                              "W = 64 on 2 cores one run's efficiency varies by +-0.2)")
     parser.add_argument("--out", type=Path, default=None, help="JSON lines of results")
+    parser.add_argument("--timeline", action="store_true",
+                        help="each run's workers' busy share and time in a call beyond the sleeps (worker_timeline.py)")
     args = parser.parse_args()
 
     print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
@@ -312,6 +328,9 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                   f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
                   f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
                   f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
+            for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
+                if args.timeline:
+                    print(f"  - round {r}, {row['algorithm']}: {timeline}; bare actors: {calls}", flush=True)
             if args.out:
                 with args.out.open("a") as sink:
                     sink.write(json.dumps(row) + "\n")

@@ -4,12 +4,15 @@
 of spread `sigma`, drawn from the genome's seed, so every run sleeps the same
 durations), using next to no CPU: whatever a run spends beyond the sleeps divided by
 the workers is orchestration. Its objective counts a genome's ones (OneMax),
-so evolution has something to do. `Bits` is a plain bit-string kind.
+so evolution has something to do. `Bits` is a plain bit-string kind. With
+the option `calls_dir` each call's start, end and sleeps are appended to a
+file per process there (`bench_scale_out.py --timeline`).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 from statistics import NormalDist
 
@@ -48,8 +51,18 @@ class Sleepy:
         self.ms = float(options.get("ms", 20.0))
         self.sigma = float(options.get("sigma", 0.0))
         self.bits = int(options.get("bits", 64))
+        self.calls_dir = options.get("calls_dir")  # bench_scale_out.py --timeline: each call's span, per process
 
     def evaluate(self, genomes: list, seeds: list[int]) -> dict:
+        if self.calls_dir is None:
+            return self._sleep(genomes, seeds)
+        started = time.time()  # the wall clock: the driver's generation times are compared with it
+        columns = self._sleep(genomes, seeds)
+        with open(os.path.join(self.calls_dir, f"{os.getpid()}.txt"), "a") as sink:
+            sink.write(f"{started} {time.time()} {float(columns['slept'].sum())}\n")
+        return columns
+
+    def _sleep(self, genomes: list, seeds: list[int]) -> dict:
         slept = []
         for seed in seeds:
             seconds = sleep_seconds(seed, self.ms, self.sigma)
