@@ -141,7 +141,7 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
         efficiency = sum(durations) / workers / wall
         if efficiency > best[0]:
             cpu, seconds = roles.window()
-            calls = f"busy {in_calls / workers / wall:.2f}, +{100 * (1 - sum(durations) / in_calls):.1f}% in a call"
+            calls = f"busy {in_calls / workers / wall:.2f}, {100 * (1 - sum(durations) / in_calls):.1f}% of a call beyond its sleeps"
             best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)), calls)
     for actor in actors:
         ray.kill(actor)

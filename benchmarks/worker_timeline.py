@@ -57,11 +57,12 @@ def summarise(calls_dir: Path, generation_times: list[float], workers: int) -> d
 
 
 def describe(summary: dict[str, float]) -> str:
-    """'busy 0.97, +11.2% in a call (generations 1-3: 0.90, +17.0%); gaps 1.9 / 7.7 ms'."""
+    """'busy 0.97, 11.2% of a call beyond its sleeps (generations 1-3: 0.90, 17.0% ...); gaps median / p90
+    1.9 / 7.7 ms'."""
     def part(name: str) -> str:
         if f"{name}_busy" not in summary:
             return "-"
-        return f"{summary[name + '_busy']:.2f}, +{100 * summary[name + '_overhead']:.1f}% in a call"
+        return f"{summary[name + '_busy']:.2f}, {100 * summary[name + '_overhead']:.1f}% of a call beyond its sleeps"
 
     gaps = f"{summary['gap_median_ms']:.1f} / {summary['gap_p90_ms']:.1f} ms" if "gap_median_ms" in summary else "-"
     return f"busy {part('later')} (generations 1-{WARM_UP}: {part('warm_up')}); gaps median / p90 {gaps}"
