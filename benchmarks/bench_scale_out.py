@@ -128,7 +128,7 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
     for size in sorted(set(chunk_sizes)):
         chunks = [durations[i:i + size] for i in range(0, len(durations), size)][::-1]
         roles.window()  # opens the pass's window
-        started, running, load, in_calls = time.perf_counter(), {}, [0] * workers, 0.0
+        started, running, load, finished = time.perf_counter(), {}, [0] * workers, []
         while chunks or running:
             for a, actor in enumerate(actors):
                 while load[a] < 2 and chunks:
@@ -136,12 +136,14 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
                     load[a] += 1
             for ref in ray.wait(list(running), num_returns=1)[0]:
                 load[running.pop(ref)] -= 1
-                in_calls += ray.get(ref)
+                finished.append(ref)  # read after the pass: the loop makes no more calls than before
         wall = time.perf_counter() - started
         efficiency = sum(durations) / workers / wall
         if efficiency > best[0]:
             cpu, seconds = roles.window()
-            calls = f"busy {in_calls / workers / wall:.2f}, {100 * (1 - sum(durations) / in_calls):.1f}% of a call beyond its sleeps"
+            in_calls = sum(ray.get(finished))
+            calls = (f"busy {in_calls / workers / wall:.2f}, "
+                     f"{100 * (1 - sum(durations) / in_calls):.1f}% of a call beyond its sleeps")
             best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)), calls)
     for actor in actors:
         ray.kill(actor)
@@ -174,19 +176,23 @@ def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp
         runs = [row for rows in rounds for row in rows if row["algorithm"] == algorithm]
         efficiencies = [row["efficiency"] for row in runs]
         ceilings = [row["ceiling"] for row in runs]
-        results.append({**runs[0], "efficiencies": efficiencies, "efficiency": float(np.median(efficiencies)),
+        per_round = {key: value for key, value in runs[0].items() if key not in ("timeline", "ceiling_calls")}
+        results.append({**per_round, "efficiencies": efficiencies, "efficiency": float(np.median(efficiencies)),
                         "ceilings": ceilings, "ceiling": float(np.median(ceilings)),
                         "of_ceiling": float(np.median([e / c for e, c in zip(efficiencies, ceilings)])),
                         "seconds": float(np.median([row["seconds"] for row in runs])),
                         "driver_ms": float(np.median([row["driver_ms"] for row in runs])),
                         "cpu_ms": _median_by_role([row["cpu_ms"] for row in runs]),
                         "ceiling_cpu_ms": _median_by_role([row["ceiling_cpu_ms"] for row in runs]),
-                        "timelines": [row["timeline"] for row in runs], "ceiling_calls": [row["ceiling_calls"] for row in runs]})
+                        "timelines": [row["timeline"] for row in runs],
+                        "ceiling_calls": [row["ceiling_calls"] for row in runs]})
     return results
 
 
 def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Namespace, address: str,
               tmp: Path, roles: CpuByRole) -> list[dict]:
+    """Each algorithm once on (lambda, t, sigma), then the ceiling on the first one's sleeps: one
+    row per algorithm, the ceiling's figures in every row (a round shares one machine state)."""
     import pipeline
 
     results, durations = [], None
@@ -194,10 +200,10 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         out = tmp / f"{algorithm}-{workers}-{lam}-{ms}-{sigma}"
         started, cpu = time.perf_counter(), time.process_time()
         spent: Counter = Counter()
-        data, generation_times = spec(algorithm, lam, ms, sigma, args), []
+        data, generation_times, calls_dir = spec(algorithm, lam, ms, sigma, args), [], None
         if args.timeline:
             calls_dir = tmp / f"calls-{algorithm}-{workers}-{lam}-{ms}-{sigma}"
-            calls_dir.mkdir(parents=True)
+            calls_dir.mkdir(parents=True, exist_ok=True)
             data["problem_options"]["calls_dir"] = str(calls_dir)
 
         def after(row: dict) -> None:  # CPU from the end of generation 0 to the end of the last
@@ -222,7 +228,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
                         "efficiency": efficiency, "seconds": time.perf_counter() - started,
                         "driver_ms": 1000 * cpu / evaluations,
                         "cpu_ms": per_evaluation(spent, in_window),
-                        "timeline": describe(summarise(calls_dir, generation_times, workers)) if args.timeline else ""})
+                        "timeline": describe(summarise(calls_dir, generation_times, workers)) if calls_dir else ""})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
     top, size, cpu_ms, calls = ceiling(workers, durations, [per_worker_generation, about_50ms, 4 * about_50ms], roles)
@@ -329,7 +335,7 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                   f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
                   f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
             for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
-                if args.timeline:
+                if timeline:
                     print(f"  - round {r}, {row['algorithm']}: {timeline}; bare actors: {calls}", flush=True)
             if args.out:
                 with args.out.open("a") as sink:
