@@ -26,8 +26,8 @@ actors, island runners, their dispatcher, the driver) and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
 a fixed cost per second), and the same for the ceiling: on a machine with
 fewer cores than processes, CPU is what bounds the efficiency. With
-`--timeline`, each run's workers' busy share and the time a call took beyond
-its sleeps, against the bare actors' (`worker_timeline.py`).
+`--timeline`, each run's workers' busy share and the share of a call's time
+beyond its sleeps, against the bare actors' (`worker_timeline.py`).
 
     .venv/bin/python benchmarks/bench_scale_out.py --workers 8 32 64 \\
         --cases 1024:20:0 1024:20:1 256:20:0 1024:2:0 --algorithms mu+lambda steady-state islands
@@ -104,7 +104,7 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
         tuple[float, int, dict[str, float], str]:
     """Bare Ray actors sleeping `durations` in chunks, two in flight per actor, fed by one loop:
     the best efficiency over `chunk_sizes`, the chunk size that gave it, its CPU ms per sleep by
-    role, and its workers' busy share and time in a call beyond the sleeps (as `--timeline`).
+    role, and its workers' busy share and share of a call's time beyond its sleeps (as `--timeline`).
 
     The durations are repeated until they fill `CEILING_SECONDS` of W workers: the stream's end
     (the last chunks, one actor still sleeping while the others have nothing left) is a cost no
@@ -288,7 +288,7 @@ def main() -> None:
                              "W = 64 on 2 cores one run's efficiency varies by +-0.2)")
     parser.add_argument("--out", type=Path, default=None, help="JSON lines of results")
     parser.add_argument("--timeline", action="store_true",
-                        help="each run's workers' busy share and time in a call beyond the sleeps (worker_timeline.py)")
+                        help="each run's workers' busy share and share of a call beyond its sleeps (worker_timeline.py)")
     args = parser.parse_args()
 
     print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
