@@ -55,7 +55,7 @@ SLEEPY = ROOT / "benchmarks" / "sleepy"
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from cpu_roles import CpuByRole  # noqa: E402
-from worker_timeline import describe, summarise  # noqa: E402
+from worker_timeline import describe, shares, summarise  # noqa: E402
 
 
 def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Namespace) -> dict:
@@ -142,8 +142,7 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
         if efficiency > best[0]:
             cpu, seconds = roles.window()
             in_calls = sum(ray.get(finished))
-            calls = (f"busy {in_calls / workers / wall:.2f}, "
-                     f"{100 * (1 - sum(durations) / in_calls):.1f}% of a call beyond its sleeps")
+            calls = "busy " + shares(in_calls / workers / wall, 1 - sum(durations) / in_calls)
             best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)), calls)
     for actor in actors:
         ray.kill(actor)
@@ -207,7 +206,8 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
             data["problem_options"]["calls_dir"] = str(calls_dir)
 
         def after(row: dict) -> None:  # CPU from the end of generation 0 to the end of the last
-            generation_times.append(time.time())
+            if calls_dir:
+                generation_times.append(time.time())
             if row["generation"] in (0, args.generations):  # reading /proc each generation cost the driver 6%
                 cpu, seconds = roles.window()
                 if row["generation"] > 0:

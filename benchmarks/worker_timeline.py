@@ -70,12 +70,17 @@ def summarise(calls_dir: Path, generation_times: list[float], workers: int) -> d
     return summary
 
 
+def shares(busy: float, overhead: float) -> str:
+    """The two shares as the benchmark prints them, for a run's window and for the bare actors."""
+    return f"{busy:.2f}, {100 * overhead:.1f}% of a call beyond its sleeps"
+
+
 def describe(summary: dict[str, float]) -> str:
     """One line for the benchmark's output, the later generations first (the run's steady part)."""
     def part(name: str) -> str:
         if f"{name}_busy" not in summary or math.isnan(summary[f"{name}_overhead"]):
             return "-"
-        return f"{summary[name + '_busy']:.2f}, {100 * summary[name + '_overhead']:.1f}% of a call beyond its sleeps"
+        return shares(summary[f"{name}_busy"], summary[f"{name}_overhead"])
 
     gaps = f"{summary['gap_median_ms']:.1f} / {summary['gap_p90_ms']:.1f} ms" if "gap_median_ms" in summary else "-"
     return f"busy {part('later')} (generations 1-{WARM_UP}: {part('warm_up')}); gaps median / p90 {gaps}"
