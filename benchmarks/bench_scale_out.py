@@ -16,7 +16,8 @@ lambda / islands children each, migrating every `--interval` generations
 with `execution.steal` (idle actors take work from busy ones); `islands+lag` with
 `islands.lag = 1` (no island waits for another at a migration); `islands/16` (or
 `islands+steal/16`, ...) with `execution.chunk_size = 16`; `steady-state+islands`
-the same islands as steady-state ones (asynchronous, in the driver). In the same run, the
+the same islands as steady-state ones (asynchronous, in the driver); `steady-state=8` (or
+`steady-state+islands=8`) with `execution.in_flight = 8`. In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes; the run's sleeps repeated to fill at least 10 s a worker), because W processes waking on 2 cores cost something by
@@ -59,12 +60,15 @@ from worker_timeline import describe, shares, summarise  # noqa: E402
 
 
 def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Namespace) -> dict:
+    name = algorithm.replace("/", "-chunk-").replace("+", "-plus-").replace(",", "-comma-").replace("=", "-in-flight-")
+    execution = {"code_dir": str(SLEEPY), "handover": False, "wait_for_workers": True}
+    if "=" in algorithm:  # "steady-state=8": execution.in_flight = 8
+        algorithm, in_flight = algorithm.split("=")
+        execution["in_flight"] = int(in_flight)
     population = {"size": max(2, lam // 2), "offspring": lam, "algorithm": algorithm, "tournament": 2}
-    name = algorithm.replace("/", "-chunk-").replace("+", "-plus-").replace(",", "-comma-")
     data = {"name": "scale-" + name, "problem": "sleepy:Sleepy",
             "seed": 1, "generations": args.generations, "problem_options": {"ms": ms, "sigma": sigma, "bits": 64},
-            "genome": {"kind": "sleepy:Bits"}, "population": population,
-            "execution": {"code_dir": str(SLEEPY), "handover": False, "wait_for_workers": True}}
+            "genome": {"kind": "sleepy:Bits"}, "population": population, "execution": execution}
     if algorithm.startswith("islands"):  # "islands+steal+lag/16": execution.steal, islands.lag = 1, chunks of 16
         flags = algorithm.split("/")[0].split("+")[1:]
         data["execution"]["steal"] = "steal" in flags
@@ -276,7 +280,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 8, 32, 64])
     parser.add_argument("--cases", nargs="+", default=["1024:20:0", "1024:20:1", "256:20:0", "1024:2:0"],
                         help="lambda:t_ms:sigma")
-    parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"])
+    parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"],
+                        help="mu+lambda, steady-state, islands, steady-state+islands; islands+steal, +lag, /16 "
+                             "(chunk size); steady-state=8 (execution.in_flight = 8)")
     parser.add_argument("--islands", type=int, default=8, help="island count for 'islands'")
     parser.add_argument("--interval", type=int, default=5, help="generations between migrations")
     parser.add_argument("--generations", type=int, default=20,

@@ -97,9 +97,10 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         if prepared.runners:
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
-            driver = AsyncLoop if prepared.asynchronous else Loop
-            loop = driver(prepared.algorithm, Scorer(prepared.evaluator, prepared.noise, prepared.objectives),
-                          tracker, recorder, spec.seed, hooks)
+            scorer = Scorer(prepared.evaluator, prepared.noise, prepared.objectives)
+            loop = AsyncLoop(prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks,
+                             in_flight=spec.execution.in_flight) if prepared.asynchronous else \
+                Loop(prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks)
         with frozen_heap():
             state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)

@@ -181,6 +181,9 @@ class Execution(_Strict):
     steal: bool = Field(False, description="generational islands on Ray: an idle actor takes the "
                         "unstarted part of a busy one's chunk; pays where each actor has a core of its own, "
                         "costs CPU where they share")
+    in_flight: int = Field(2, ge=1, le=1000, description="asynchronous algorithms on Ray: children in flight "
+                           "at most, in generations (`offspring` arrivals, of all islands); more lets larger "
+                           "batches through where evaluations are short and workers many, for staler parents")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
                            "pays for its start; false: start the actors at once")
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .spec_islands import on_runners
+from .spec_islands import GENERATIONAL_ALGORITHMS, on_runners
 
 if TYPE_CHECKING:
     from .spec import RunSpec
 
-__all__ = ["RunNote", "resume_notes", "run_notes", "unused_steal_note", "zero_generations_note"]
+__all__ = ["RunNote", "resume_notes", "run_notes", "unused_in_flight_note", "unused_steal_note",
+           "zero_generations_note"]
 
 
 class RunNote(UserWarning):
@@ -39,10 +40,24 @@ def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None
             "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
 
 
+def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str | None:
+    """`execution.in_flight` bounds the children an asynchronous algorithm has on Ray actors; a
+    generational one (its own barrier) and an in-process run (one child at a time) never use it.
+    A plug-in algorithm may be asynchronous: not said."""
+    if execution.get("in_flight", 2) == 2 or not (algorithm in GENERATIONAL_ALGORITHMS
+                                                  or execution.get("workers", 2) == 0):
+        return None
+    return (f"execution.in_flight = {execution['in_flight']} is not used here: it bounds the children in "
+            "flight of population.algorithm = \"steady-state\" (or your own asynchronous one) on Ray workers; "
+            "in-process (workers = 0) one child at a time is bred, scored and told")
+
+
 def run_notes(spec: RunSpec) -> list[str]:
     """The notes for a new run of a validated `RunSpec`."""
     runners = on_runners(spec.population.algorithm, spec.islands)
-    notes = [zero_generations_note(spec.generations), unused_steal_note(spec.execution.model_dump(), runners)]
+    execution = spec.execution.model_dump()
+    notes = [zero_generations_note(spec.generations), unused_steal_note(execution, runners),
+             unused_in_flight_note(execution, spec.population.algorithm)]
     return [note for note in notes if note]
 
 
@@ -53,6 +68,7 @@ def resume_notes(spec: Mapping[str, Any]) -> list[str]:
     def section(name: str) -> Mapping[str, Any]:
         return spec.get(name) if isinstance(spec.get(name), dict) else {}
 
-    note = unused_steal_note(section("execution"), on_runners(section("population").get("algorithm"),
-                                                              spec.get("islands")))
-    return [note] if note else []
+    algorithm = section("population").get("algorithm", "mu+lambda")
+    notes = [unused_steal_note(section("execution"), on_runners(algorithm, spec.get("islands"))),
+             unused_in_flight_note(section("execution"), algorithm)]
+    return [note for note in notes if note]

@@ -13,9 +13,13 @@ theirs (`migrate`), the tracker keeps the books, the recorder commits it
 checked. A batch goes to one worker in one call, sized to take about
 max(`BATCH_SECONDS`, 0.004 W) s of evaluation, so the driver's cost per call
 stays a small share of its time. What is in flight is bounded twice: two
-batches a worker (one running, the next beside it), and two generations'
-children in all (how stale a parent can be), so a batch holds at most
-2 x a generation's arrivals / W members (and one island's `offspring`).
+batches a worker (one running, the next beside it), and `in_flight`
+generations' children in all (how stale a parent can be; `[execution]
+in_flight`, default 2), so a batch holds at most in_flight x a generation's
+arrivals / W members (and one island's `offspring`). Where evaluations are
+short and workers many that cap makes the batches small and the calls many
+(W = 64, t = 2 ms, lambda = 1,024: 32 members, a call every 1 ms); a larger
+`in_flight` trades staler parents for fewer calls.
 Where the evaluation is so short that the time asks for more than half of
 that, fewer, larger batches are in flight (down to one a worker): the same
 staleness with fewer calls, which is what the driver runs out of at t = 2 ms
@@ -55,7 +59,7 @@ BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
 IN_FLIGHT_PER_WORKER = 2  # batches a worker holds at most
-STALE_GENERATIONS = 2  # children in flight at most, in generations' arrivals (all workers) ...
+IN_FLIGHT = 2  # children in flight at most, in generations' arrivals (all workers; `[execution] in_flight`) ...
 WORKERS_PER_BATCH_AHEAD = 8  # ... and a batch more for every 8 workers, where that leaves one a worker
 _BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
 
@@ -68,12 +72,12 @@ class AsyncLoop(Loop):
     """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
 
     def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
-                 seed: int, hooks: list[Hook] | None = None) -> None:
+                 seed: int, hooks: list[Hook] | None = None, in_flight: int = IN_FLIGHT) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
         workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
-        self.workers, self.stale_children = workers, STALE_GENERATIONS * self.offspring  # in flight at most
+        self.workers, self.stale_children = workers, in_flight * self.offspring  # in flight at most
         # a batch is of one island: at most its share of the children in flight
         self.max_batch = 1 if workers == 0 else max(1, min(self.stale_children // workers, settings.offspring))
         self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)

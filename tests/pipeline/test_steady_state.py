@@ -225,7 +225,7 @@ def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, siz
             np.testing.assert_array_equal(kept, tournament_keys(expected))
 
 
-def _sizing_loop(workers: int, offspring: int):
+def _sizing_loop(workers: int, offspring: int, in_flight: int = 2):
     """An AsyncLoop with only what its batch sizing reads."""
     from types import SimpleNamespace
 
@@ -233,7 +233,7 @@ def _sizing_loop(workers: int, offspring: int):
 
     algorithm = SimpleNamespace(settings=SimpleNamespace(size=offspring, offspring=offspring))
     scorer = SimpleNamespace(evaluator=SimpleNamespace(workers=workers))
-    return AsyncLoop(algorithm, scorer, tracker=None, recorder=None, seed=1)
+    return AsyncLoop(algorithm, scorer, tracker=None, recorder=None, seed=1, in_flight=in_flight)
 
 
 def _learn(loop, members) -> None:
@@ -272,24 +272,30 @@ def test_batch_size_follows_the_evaluation_time_not_warm_up_or_one_outlier(worke
     assert loop._batch_size() >= min(steady, math.ceil(0.6 * ideal))
 
 
-@settings(max_examples=200, deadline=None)
-@given(workers=st.integers(1, 64), offspring=st.integers(1, 4096), per_member=st.floats(0.0001, 0.5))
-def test_in_flight_keeps_every_worker_busy_within_two_generations_of_children(workers, offspring, per_member):
+@settings(max_examples=300, deadline=None)
+@given(workers=st.integers(1, 64), offspring=st.integers(1, 4096), per_member=st.floats(0.0001, 0.5),
+       in_flight=st.integers(1, 16))
+def test_in_flight_keeps_every_worker_busy_within_in_flight_generations_of_children(workers, offspring,
+                                                                                   per_member, in_flight):
     """At most two batches a worker, and at least one plus a batch ahead for every eight
-    workers; at most two generations' children in flight (or one each when a generation has
+    workers; at most `in_flight` generations' children in flight (or one each when that is
     fewer children than there are workers) besides the batches ahead; and where the batches
     fit a generation's share, two a worker as before (fewer, larger ones only where the
-    evaluation is short enough to ask for more)."""
-    loop = _sizing_loop(workers, offspring)
-    for w in range(workers):  # the warm-up batches, then one that sets the estimate
-        _learn(loop, _batch(f"w{w}", [per_member]))
-    _learn(loop, _batch("w0", [per_member]))
+    evaluation is short enough to ask for more). A larger `in_flight` never makes batches smaller."""
+    loops = [_sizing_loop(workers, offspring, in_flight=n) for n in (in_flight, in_flight + 1)]
+    for loop in loops:
+        for w in range(workers):  # the warm-up batches, then one that sets the estimate
+            _learn(loop, _batch(f"w{w}", [per_member]))
+        _learn(loop, _batch("w0", [per_member]))
+    loop = loops[0]
     batch, batches = loop._batch_size(), loop._in_flight()
     ahead = math.ceil(workers / 8)
     assert min(workers + ahead, 2 * workers) <= batches <= 2 * workers
-    assert batch * batches <= max(2 * offspring, workers) + ahead * batch
-    if batch <= offspring // workers:
+    assert batch * batches <= max(in_flight * offspring, workers) + ahead * batch
+    assert batch <= max(1, in_flight * offspring // workers)
+    if batch <= offspring // workers * in_flight // 2:
         assert batches == 2 * workers
+    assert loops[1]._batch_size() >= batch
 
 
 @settings(max_examples=100, deadline=None)
@@ -339,3 +345,47 @@ def test_on_workers_a_freed_worker_gets_its_next_batch_before_the_arrivals_are_t
         both = [segment for segment in after_waits if {"ask", "tell"} <= set(segment)]
         assert len(both) >= 5
         assert all(sorted(segment, key=lambda e: e != first) == segment for segment in both), both
+
+
+class _ClaimingWorkers:
+    """An in-process evaluator claiming 8 workers, noting each batch's size and the most
+    children in flight: what `[execution] in_flight` bounds."""
+
+    def __init__(self, task_spec: dict) -> None:
+        from pipeline.evaluation.local import LocalEvaluator
+
+        self.local, self.workers, self.pending = LocalEvaluator(task_spec), 8, {}
+        self.batches: list[int] = []
+        self.most = 0
+
+    def submit(self, genomes, seeds, task_spec=None, chunk_size=None) -> int:
+        ticket = self.local.submit(genomes, seeds, task_spec, chunk_size)
+        self.pending[ticket] = len(genomes)
+        self.batches.append(len(genomes))
+        self.most = max(self.most, sum(self.pending.values()))
+        return ticket
+
+    def wait(self, tickets, every=False, timeout=None):
+        done = self.local.wait(sorted(tickets)[:1], every, timeout)  # the oldest only
+        for ticket in done:
+            self.pending.pop(ticket)
+        return done
+
+    def __getattr__(self, name):
+        return getattr(self.local, name)
+
+
+@pytest.mark.parametrize("in_flight", [1, 2, 8])
+def test_execution_in_flight_bounds_the_children_in_flight_and_lets_batches_grow(tmp_path, monkeypatch, in_flight):
+    """30 children a generation on 8 workers: batches of at most in_flight x 30 / 8 (the default
+    2 gives 7), and no more than in_flight x 30 children in flight besides one batch ahead."""
+    import pipeline.runner as runner
+
+    made: list[_ClaimingWorkers] = []
+    monkeypatch.setattr(runner, "make_evaluator", lambda task_spec, **kwargs: made.append(
+        _ClaimingWorkers(task_spec)) or made[-1])
+    execution = {**SPEC["execution"], "in_flight": in_flight, "workers": 8}
+    pipeline.run({**SPEC, "execution": execution}, out=str(tmp_path / "run"), generations=20)
+    largest = max(1, in_flight * 30 // 8)
+    assert max(made[0].batches) == min(largest, 30)  # set cover is fast: batches reach the cap
+    assert made[0].most <= in_flight * 30 + largest
