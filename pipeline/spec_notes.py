@@ -47,9 +47,10 @@ def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str |
     if execution.get("in_flight", 2) == 2 or not (algorithm in GENERATIONAL_ALGORITHMS
                                                   or execution.get("workers", 2) == 0):
         return None
-    return (f"execution.in_flight = {execution['in_flight']} is not used here: it bounds the children in "
-            "flight of population.algorithm = \"steady-state\" (or your own asynchronous one) on Ray workers; "
-            "in-process (workers = 0) one child at a time is bred, scored and told")
+    why = ("in-process (workers = 0) one child at a time is bred, scored and told" if execution.get("workers", 2) == 0
+           else f"{algorithm} waits for each generation")
+    return (f"execution.in_flight = {execution['in_flight']} is not used here: it bounds the children in flight of "
+            f"an asynchronous algorithm (steady-state or your own) on Ray workers; {why}")
 
 
 def run_notes(spec: RunSpec) -> list[str]:

@@ -59,7 +59,7 @@ BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
 IN_FLIGHT_PER_WORKER = 2  # batches a worker holds at most
-IN_FLIGHT = 2  # children in flight at most, in generations' arrivals (all workers; `[execution] in_flight`) ...
+IN_FLIGHT_GENERATIONS = 2  # children in flight at most, in generations' arrivals (`[execution] in_flight`) ...
 WORKERS_PER_BATCH_AHEAD = 8  # ... and a batch more for every 8 workers, where that leaves one a worker
 _BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
 
@@ -72,7 +72,7 @@ class AsyncLoop(Loop):
     """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
 
     def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
-                 seed: int, hooks: list[Hook] | None = None, in_flight: int = IN_FLIGHT) -> None:
+                 seed: int, hooks: list[Hook] | None = None, in_flight: int = IN_FLIGHT_GENERATIONS) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands

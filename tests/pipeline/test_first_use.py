@@ -194,20 +194,21 @@ def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, runners, said
     assert note is None or note.startswith("execution.steal = true is not used here")
 
 
-@pytest.mark.parametrize("execution, algorithm, said", [
-    ({"in_flight": 8, "workers": 4}, "mu+lambda", True),  # a generation's barrier bounds it
-    ({"in_flight": 8, "workers": 0}, "steady-state", True),  # in-process: one child at a time
-    ({"in_flight": 8, "workers": 4}, "steady-state", False),
-    ({"in_flight": 8, "workers": 4}, "mine:Asynchronous", False),  # a plug-in may be asynchronous
-    ({"in_flight": 2, "workers": 0}, "nsga2", False),  # the default: nothing asked
-    ({"workers": 0}, "nsga2", False),  # an old run's spec, without the key
+@pytest.mark.parametrize("execution, algorithm, why", [
+    ({"in_flight": 8, "workers": 4}, "mu+lambda", "mu+lambda waits for each generation"),
+    ({"in_flight": 8, "workers": "auto"}, "nsga2", "nsga2 waits for each generation"),
+    ({"in_flight": 8, "workers": 0}, "steady-state", "in-process (workers = 0) one child at a time"),
+    ({"in_flight": 8, "workers": 4}, "steady-state", None),
+    ({"in_flight": 8, "workers": 4}, "mine:Asynchronous", None),  # a plug-in may be asynchronous
+    ({"in_flight": 2, "workers": 0}, "nsga2", None),  # the default: nothing asked
+    ({"workers": 0}, "nsga2", None),  # an old run's spec, without the key
 ])
-def test_an_in_flight_the_run_cannot_use_is_said_not_ignored(execution, algorithm, said):
+def test_an_in_flight_the_run_cannot_use_is_said_not_ignored(execution, algorithm, why):
     from pipeline.spec_notes import unused_in_flight_note
 
     note = unused_in_flight_note(execution, algorithm)
-    assert (note is not None) == said
-    assert note is None or note.startswith("execution.in_flight = 8 is not used here")
+    assert (note is not None) == (why is not None)
+    assert note is None or (note.startswith("execution.in_flight = 8 is not used here") and why in note)
 
 
 def test_evo_run_and_resume_say_when_in_flight_is_not_used(tmp_path, capsys):
@@ -217,7 +218,7 @@ def test_evo_run_and_resume_say_when_in_flight_is_not_used(tmp_path, capsys):
     run = tmp_path / "run"
     code, out, err = run_cli(["run", str(spec), "--out", str(run)], capsys)
     assert code == 0, err
-    note = unused_in_flight_note({"in_flight": 3}, "mu+lambda")
+    note = unused_in_flight_note({"in_flight": 3, "workers": 0}, "mu+lambda")
     assert out.splitlines()[1] == note
     code, out, err = run_cli(["resume", str(run), "--generations", "2"], capsys)
     assert code == 0, err
