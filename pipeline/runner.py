@@ -98,9 +98,9 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
             scorer = Scorer(prepared.evaluator, prepared.noise, prepared.objectives)
-            loop = AsyncLoop(prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks,
-                             in_flight=spec.execution.in_flight) if prepared.asynchronous else \
-                Loop(prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks)
+            loop_args = (prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks)
+            loop = (AsyncLoop(*loop_args, in_flight=spec.execution.in_flight) if prepared.asynchronous
+                    else Loop(*loop_args))
         with frozen_heap():
             state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)

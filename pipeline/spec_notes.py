@@ -44,10 +44,10 @@ def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str |
     """`execution.in_flight` bounds the children an asynchronous algorithm has on Ray actors; a
     generational one (its own barrier) and an in-process run (one child at a time) never use it.
     A plug-in algorithm may be asynchronous: not said."""
-    if execution.get("in_flight", 2) == 2 or not (algorithm in GENERATIONAL_ALGORITHMS
-                                                  or execution.get("workers", 2) == 0):
+    in_process = execution.get("workers", 2) == 0
+    if execution.get("in_flight", 2) == 2 or not (in_process or algorithm in GENERATIONAL_ALGORITHMS):
         return None
-    why = ("in-process (workers = 0) one child at a time is bred, scored and told" if execution.get("workers", 2) == 0
+    why = ("in-process (workers = 0) one child at a time is bred, scored and told" if in_process
            else f"{algorithm} waits for each generation")
     return (f"execution.in_flight = {execution['in_flight']} is not used here: it bounds the children in flight of "
             f"an asynchronous algorithm (steady-state or your own) on Ray workers; {why}")

@@ -347,32 +347,34 @@ def test_on_workers_a_freed_worker_gets_its_next_batch_before_the_arrivals_are_t
         assert all(sorted(segment, key=lambda e: e != first) == segment for segment in both), both
 
 
-class _ClaimingWorkers:
+def _claiming_workers():
     """An in-process evaluator claiming 8 workers, noting each batch's size and the most
     children in flight: what `[execution] in_flight` bounds."""
+    from pipeline.evaluation.local import LocalEvaluator
 
-    def __init__(self, task_spec: dict) -> None:
-        from pipeline.evaluation.local import LocalEvaluator
+    class ClaimingWorkers(LocalEvaluator):
+        workers = 8
 
-        self.local, self.workers, self.pending = LocalEvaluator(task_spec), 8, {}
-        self.batches: list[int] = []
-        self.most = 0
+        def __init__(self, task_spec: dict) -> None:
+            super().__init__(task_spec)
+            self.pending: dict[int, int] = {}
+            self.batches: list[int] = []
+            self.most = 0
 
-    def submit(self, genomes, seeds, task_spec=None, chunk_size=None) -> int:
-        ticket = self.local.submit(genomes, seeds, task_spec, chunk_size)
-        self.pending[ticket] = len(genomes)
-        self.batches.append(len(genomes))
-        self.most = max(self.most, sum(self.pending.values()))
-        return ticket
+        def submit(self, genomes, seeds, task_spec=None, chunk_size=None) -> int:
+            ticket = super().submit(genomes, seeds, task_spec, chunk_size)
+            self.pending[ticket] = len(genomes)
+            self.batches.append(len(genomes))
+            self.most = max(self.most, sum(self.pending.values()))
+            return ticket
 
-    def wait(self, tickets, every=False, timeout=None):
-        done = self.local.wait(sorted(tickets)[:1], every, timeout)  # the oldest only
-        for ticket in done:
-            self.pending.pop(ticket)
-        return done
+        def wait(self, tickets, every=False, timeout=None):
+            done = super().wait(sorted(tickets)[:1], every, timeout)  # the oldest only
+            for ticket in done:
+                self.pending.pop(ticket)
+            return done
 
-    def __getattr__(self, name):
-        return getattr(self.local, name)
+    return ClaimingWorkers
 
 
 @pytest.mark.parametrize("in_flight", [1, 2, 8])
@@ -381,9 +383,9 @@ def test_execution_in_flight_bounds_the_children_in_flight_and_lets_batches_grow
     2 gives 7), and no more than in_flight x 30 children in flight besides one batch ahead."""
     import pipeline.runner as runner
 
-    made: list[_ClaimingWorkers] = []
+    claiming, made = _claiming_workers(), []
     monkeypatch.setattr(runner, "make_evaluator", lambda task_spec, **kwargs: made.append(
-        _ClaimingWorkers(task_spec)) or made[-1])
+        claiming(task_spec)) or made[-1])
     execution = {**SPEC["execution"], "in_flight": in_flight, "workers": 8}
     pipeline.run({**SPEC, "execution": execution}, out=str(tmp_path / "run"), generations=20)
     largest = max(1, in_flight * 30 // 8)
