@@ -55,6 +55,7 @@ SLEEPY = ROOT / "benchmarks" / "sleepy"
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from bare_actors import SleeperPool  # noqa: E402
 from cpu_roles import CpuByRole  # noqa: E402
 from worker_timeline import describe, shares, summarise  # noqa: E402
 
@@ -114,42 +115,18 @@ def ceiling(workers: int, durations: list[float], chunk_sizes: list[int], roles:
     (the last chunks, one actor still sleeping while the others have nothing left) is a cost no
     run of many generations pays once per generation, and with lognormal jitter a short stream's
     end took up to a fifth of its time (ceilings of 0.75-0.83 that steady-state runs beat)."""
-    import ray
-
     durations = durations * math.ceil(CEILING_SECONDS * workers / sum(durations))
-
-    @ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
-    class Sleeper:
-        def sleep(self, chunk: list[float]) -> float:
-            started = time.perf_counter()
-            for d in chunk:
-                time.sleep(d)
-            return time.perf_counter() - started
-
-    actors = [Sleeper.remote() for _ in range(workers)]
-    ray.get([a.__ray_ready__.remote() for a in actors])
+    pool = SleeperPool(workers)
     best: tuple[float, int, dict[str, float], str] = (0.0, 0, {}, "")
-    for size in sorted(set(chunk_sizes)):
-        chunks = [durations[i:i + size] for i in range(0, len(durations), size)][::-1]
-        roles.window()  # opens the pass's window
-        started, running, load, finished = time.perf_counter(), {}, [0] * workers, []
-        while chunks or running:
-            for a, actor in enumerate(actors):
-                while load[a] < 2 and chunks:
-                    running[actor.sleep.remote(chunks.pop())] = a
-                    load[a] += 1
-            for ref in ray.wait(list(running), num_returns=1)[0]:
-                load[running.pop(ref)] -= 1
-                finished.append(ref)  # read after the pass: the loop makes no more calls than before
-        wall = time.perf_counter() - started
-        efficiency = sum(durations) / workers / wall
-        if efficiency > best[0]:
-            cpu, seconds = roles.window()
-            in_calls = sum(ray.get(finished))
-            calls = "busy " + shares(in_calls / workers / wall, 1 - sum(durations) / in_calls)
-            best = (efficiency, size, per_evaluation({**cpu, "seconds": seconds}, len(durations)), calls)
-    for actor in actors:
-        ray.kill(actor)
+    try:
+        for size in sorted(set(chunk_sizes)):
+            fed = pool.feed(durations, size, roles)
+            if fed["efficiency"] > best[0]:
+                busy = fed["in_calls"] / workers / fed["wall"]
+                calls = "busy " + shares(busy, 1 - sum(durations) / fed["in_calls"])
+                best = (fed["efficiency"], size, per_evaluation(fed["cpu"], len(durations)), calls)
+    finally:
+        pool.close()
     return best
 
 
