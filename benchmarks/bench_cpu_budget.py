@@ -63,12 +63,21 @@ def report(workers: int, results: dict[tuple[int, float], list[dict]]) -> None:
               f"{medians[(size, burn)] / top:.2f} | {cpu['driver']:.2f} / {cpu['actors']:.2f} / {cpu['ray']:.2f}; {sum(cpu.values()):.2f} |",
               flush=True)
     for size in sorted({s for s, _ in results}):
-        burns = sorted(burn for s, burn in medians if s == size)
-        failing = [burn for burn in burns if medians[(size, burn)] < GOAL * top]
-        within = [burn for burn in burns if not failing or burn < failing[0]]  # every smaller burn passes too
-        budget = f"{within[-1]:g} µs" if within else "none (not even with no burn)"
+        largest = budget({burn: value for (s, burn), value in medians.items() if s == size}, GOAL * top)
+        said = "none (not even with no burn)" if largest is None else f"{largest:g} µs"
         print(f"  - W = {workers}, chunks of {size}: the largest burn at {GOAL:.2f} of the ceiling ({top:.2f}): "
-              f"{budget}", flush=True)
+              f"{said}", flush=True)
+
+
+def budget(efficiency_by_burn: dict[float, float], floor: float) -> float | None:
+    """The largest burn whose efficiency, and every smaller burn's, is at least `floor` (None: not
+    even the smallest): a noisy pass above a failing burn does not count."""
+    largest = None
+    for burn in sorted(efficiency_by_burn):
+        if efficiency_by_burn[burn] < floor:
+            break
+        largest = burn
+    return largest
 
 
 def main() -> None:
