@@ -181,10 +181,7 @@ class Run:
     def individuals(self, columns: list[str] | None = None) -> pd.DataFrame:
         """Every evaluation: one row per individual scored in a generation (offspring, and
         survivors re-scored under sampled fitness; `born` says when each was made)."""
-        files = list(self._dir.generation_files().values())
-        if not files:
-            return pd.DataFrame()
-        return pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
+        return self._dir.read_individuals(columns=columns)
 
     def generations(self) -> pd.DataFrame:
         """One row per generation: best/mean/std of each objective over the population, diversity, timing."""

@@ -330,11 +330,12 @@ class RunDir:
         self.write_checkpoint(state)
         self.write_best(best)
 
-    def read_individuals(self, generations: range | None = None) -> pd.DataFrame:
+    def read_individuals(self, generations: range | None = None, columns: list[str] | None = None) -> pd.DataFrame:
+        """The individuals of `generations` (all: None), only `columns` if given."""
         files = [f for g, f in self.generation_files().items() if generations is None or g in generations]
         if not files:
             return pd.DataFrame()
-        return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
+        return pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
 
 
 class _CheckedLock(RunLock):

@@ -13,6 +13,7 @@ import numbers
 from typing import Any
 
 from .common import DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, constant_objectives
+from .workers import WorkerUse
 
 __all__ = ["summary_blocks", "to_markdown", "to_html", "best_expression", "fmt"]
 
@@ -122,8 +123,24 @@ def _islands_note(spec: dict[str, Any]) -> list[str]:
             "the figures below are over all islands (Run.populations() has an island column)"]
 
 
-def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
-    """(title, blocks) of a run's summary."""
+def _workers(use: WorkerUse | None, algorithm: str | None) -> list[Block]:
+    if use is None:
+        return []
+    actors = f"{use.workers} Ray actor{'' if use.workers == 1 else 's'} on {use.nodes} node{'' if use.nodes == 1 else 's'}"
+    text = (f"{actors} scored {use.evaluations:,} evaluations in {use.generations:,} generations after generation 0, "
+            f"and spent about {min(use.busy, 1.0):.0%} of their time evaluating (the evaluation seconds they logged "
+            "over the workers seen in each generation times its wall seconds). The rest they waited: for the "
+            "driver, for Ray's calls, or for the slowest chunk of a generation. README, \"Large runs: islands and "
+            "asynchronous steady-state\", says what raises it.")
+    if algorithm == "steady-state":  # arrivals recorded in a generation were partly scored in the one before
+        text += (f" Steady-state has no generation barrier, so over a short run the share is a few hundredths off "
+                 f"({use.busy:.1%} here): what was in flight when generation 1 began counts, what was in flight "
+                 "at the end does not.")
+    return [("h2", "Workers"), ("p", text)]
+
+
+def summary_blocks(run: RunLogs, workers: WorkerUse | None = None) -> tuple[str, list[Block]]:
+    """(title, blocks) of a run's summary; `workers`: how busy its Ray workers were, if it had any."""
     meta, last = run.meta, run.generations.iloc[-1]
     first_gen, last_gen = int(run.generations["generation"].iloc[0]), int(last["generation"])
     blocks: list[Block] = [("ul", [
@@ -134,6 +151,7 @@ def summary_blocks(run: RunLogs) -> tuple[str, list[Block]]:
     ] + _islands_note(meta['spec']))]
     blocks += _best_table(run)
     blocks += _hall_of_fame(run)
+    blocks += _workers(workers, meta['spec'].get('population', {}).get('algorithm'))
     constant = constant_objectives(run.generations)
     if constant:
         blocks.append(("p", "Constant over the whole run, every individual (not plotted): "
