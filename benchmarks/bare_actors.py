@@ -46,7 +46,8 @@ class SleeperPool:
             for a, actor in enumerate(self.actors):
                 while load[a] < 2 and chunks:
                     chunk = chunks.pop()
-                    _burn(driver_us * 1e-6 * len(chunk))
+                    if driver_us:
+                        _burn(driver_us * 1e-6 * len(chunk))
                     running[actor.sleep.remote(chunk)] = a
                     load[a] += 1
             for ref in ray.wait(list(running), num_returns=1)[0]:

@@ -6,8 +6,9 @@ So this measures, on a fresh `ray.cluster_utils.Cluster` (4 nodes x 16
 logical CPUs, as `bench_scale_out.py`), W bare actors (`bare_actors.py`)
 sleeping t ms per evaluation in chunks, fed by one loop that spends
 `--driver-us` µs of its thread's CPU per evaluation before each chunk (as a
-driver breeding, inserting and logging would; 0 is the ceiling of
-`bench_scale_out.py` at that chunk size). Rounds alternate over every
+driver breeding, inserting and logging would; 0 is the ceiling at that chunk
+size, measured as `bench_scale_out.py` measures it, over a stream of `--seconds`
+a worker where that one streams at least 10). Rounds alternate over every
 (chunk, burn) pair so the machine's drift touches each. Printed: the
 efficiency (sleeps / W / wall; median and range), the same against the best
 chunk at no burn (the ceiling), and the cores busy by role. Then, per chunk
@@ -59,12 +60,15 @@ def report(workers: int, results: dict[tuple[int, float], list[dict]]) -> None:
         values = [r["efficiency"] for r in runs]
         cpu = {role: float(np.median([r["cpu"].get(role, 0.0) / r["cpu"]["seconds"] for r in runs]))
                for role in ("driver", "actors", "ray")}
-        print(f"| {workers} | {size} | {burn:g} | {medians[(size, burn)]:.2f} ({min(values):.2f}-{max(values):.2f}) | "
-              f"{medians[(size, burn)] / top:.2f} | {cpu['driver']:.2f} / {cpu['actors']:.2f} / {cpu['ray']:.2f}; {sum(cpu.values()):.2f} |",
-              flush=True)
+        median = medians[(size, burn)]
+        print(f"| {workers} | {size} | {burn:g} | {median:.2f} ({min(values):.2f}-{max(values):.2f}) | "
+              f"{median / top:.2f} | {cpu['driver']:.2f} / {cpu['actors']:.2f} / {cpu['ray']:.2f}; "
+              f"{sum(cpu.values()):.2f} |", flush=True)
     for size in sorted({s for s, _ in results}):
-        largest = budget({burn: value for (s, burn), value in medians.items() if s == size}, GOAL * top)
-        said = "none (not even with no burn)" if largest is None else f"{largest:g} µs"
+        by_burn = {burn: value for (s, burn), value in medians.items() if s == size}
+        largest = budget(by_burn, GOAL * top)
+        said = "none (not even with no burn)" if largest is None else \
+            f">= {largest:g} µs (every burn tried)" if largest == max(by_burn) else f"{largest:g} µs"
         print(f"  - W = {workers}, chunks of {size}: the largest burn at {GOAL:.2f} of the ceiling ({top:.2f}): "
               f"{said}", flush=True)
 

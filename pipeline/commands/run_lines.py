@@ -64,8 +64,10 @@ def _stop(meta: Mapping[str, Any], last: int) -> str:
 
 def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
     """The evaluations and where they ran, from the `worker` column."""
+    from ..evaluation.local import LOCAL_WORKER
+
     total = len(workers)
-    on_actors = sum(worker != "local" for worker in workers)
+    on_actors = sum(worker != LOCAL_WORKER for worker in workers)
     count = f"{total:,} evaluation{'' if total == 1 else 's'}"
     if execution.get("workers", 2) == 0:
         return f"{count} in-process"

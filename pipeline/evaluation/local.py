@@ -12,6 +12,8 @@ from fitness.tasks import build_task
 
 from .core import Evaluated, EvaluationError, Evaluator, TaskCache, check_batch, checked_columns, one_line
 
+LOCAL_WORKER = "local"  # the `worker` the log gives genomes scored in-process (actors: "actor-3@IP/NODE")
+
 
 class LocalEvaluator(Evaluator):
     """Scores each batch with one call of a task built once in this process.
@@ -52,7 +54,7 @@ class LocalEvaluator(Evaluator):
         return Evaluated(
             columns=checked_columns(columns, n, where),
             eval_seconds=np.full(n, seconds / max(n, 1)),
-            worker=["local"] * n,
+            worker=[LOCAL_WORKER] * n,
             failures=0,
         )
 

@@ -13,7 +13,7 @@ from .compare import write_comparison
 from .figures import run_figures, save
 from .page import html_page
 from .summary import best_expression, summary_blocks, to_html, to_markdown
-from .workers import worker_use
+from .workers import worker_use_of
 
 __all__ = ["write_report", "write_comparison", "best_expression", "report_figures", "load_run", "RunLogs"]
 
@@ -33,9 +33,7 @@ def write_report(run_dir: str | Path) -> list[Path]:
     for stem, fig in run_figures(run, individuals=lambda: RunDir(run.path).read_individuals()).items():
         caption = fig._suptitle.get_text().replace("\n", " — ")
         images.append((caption, save(fig, out / f"{stem}.png")))
-    use = worker_use(RunDir(run.path).read_individuals(columns=["generation", "worker", "eval_seconds"]),
-                     run.generations)
-    title, blocks = summary_blocks(run, use)
+    title, blocks = summary_blocks(run, worker_use_of(run.path, run.generations))
     summary = out / "summary.md"
     atomic_write_text(summary, to_markdown(title, blocks, [p.stem for _, p in images]))
     page = out / "report.html"

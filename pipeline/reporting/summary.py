@@ -123,19 +123,33 @@ def _islands_note(spec: dict[str, Any]) -> list[str]:
             "the figures below are over all islands (Run.populations() has an island column)"]
 
 
-def _workers(use: WorkerUse | None, algorithm: str | None) -> list[Block]:
+# A steady-state run's share means something after this many times `in_flight` generations past 0:
+# up to `in_flight` generations' children were in flight when generation 1 began, part-scored before it.
+SETTLED_IN_FLIGHTS = 10
+
+
+def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | None) -> list[Block]:
     if use is None:
         return []
-    actors = f"{use.workers} Ray actor{'' if use.workers == 1 else 's'} on {use.nodes} node{'' if use.nodes == 1 else 's'}"
-    text = (f"{actors} scored {use.evaluations:,} evaluations in {use.generations:,} generations after generation 0, "
-            f"and spent about {min(use.busy, 1.0):.0%} of their time evaluating (the evaluation seconds they logged "
-            "over the workers seen in each generation times its wall seconds). The rest they waited: for the "
-            "driver, for Ray's calls, or for the slowest chunk of a generation. README, \"Large runs: islands and "
-            "asynchronous steady-state\", says what raises it.")
-    if algorithm == "steady-state":  # arrivals recorded in a generation were partly scored in the one before
-        text += (f" Steady-state has no generation barrier, so over a short run the share is a few hundredths off "
-                 f"({use.busy:.1%} here): what was in flight when generation 1 began counts, what was in flight "
-                 "at the end does not.")
+    actors = (f"{use.workers} Ray actor{'s' if use.workers != 1 else ''} "
+              f"on {use.nodes} node{'s' if use.nodes != 1 else ''}")
+    text = f"{actors} scored {use.evaluations:,} evaluations in {use.generations:,} generations after generation 0."
+    in_flight = int(execution.get("in_flight", 2))
+    if algorithm == "steady-state" and use.generations < SETTLED_IN_FLIGHTS * in_flight:
+        return [("h2", "Workers"), ("p", text + (
+            f" The run is too short to say how busy they were: up to {in_flight} generations' children were in "
+            "flight when generation 1 began, scored partly before it, and the log does not say how much. The "
+            f"share means something after about {SETTLED_IN_FLIGHTS * in_flight} generations."))]
+    text += (f" They spent about {min(use.busy, 1.0):.0%} of their time in evaluation calls: the seconds they "
+             "logged, divided by the sum over generations of the actors present times the wall seconds.")
+    if use.busy < 0.95:
+        waited = "for the driver or Ray's calls" if algorithm == "steady-state" else \
+            "for the driver, for Ray's calls, or for the slowest chunk of a generation"
+        text += (f" The rest they waited: {waited}. README, \"Large runs: islands and asynchronous "
+                 "steady-state\", says what raises it.")
+    if algorithm == "steady-state" or use.busy > 1.0:  # arrivals recorded in a generation, scored partly before
+        text += (f" With no generation barrier the share is a few hundredths off ({use.busy:.1%} here): what "
+                 "was in flight when generation 1 began counts, what was in flight at the end does not.")
     return [("h2", "Workers"), ("p", text)]
 
 
@@ -151,7 +165,8 @@ def summary_blocks(run: RunLogs, workers: WorkerUse | None = None) -> tuple[str,
     ] + _islands_note(meta['spec']))]
     blocks += _best_table(run)
     blocks += _hall_of_fame(run)
-    blocks += _workers(workers, meta['spec'].get('population', {}).get('algorithm'))
+    spec = meta['spec']
+    blocks += _workers(workers, spec.get('execution', {}), spec.get('population', {}).get('algorithm'))
     constant = constant_objectives(run.generations)
     if constant:
         blocks.append(("p", "Constant over the whole run, every individual (not plotted): "

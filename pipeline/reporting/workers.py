@@ -1,29 +1,38 @@
 """How busy a run kept its Ray workers, read from its own logs: what one paying for a cluster asks first.
 
-busy share = the evaluation seconds the actors logged (`eval_seconds`: a
-chunk's compute time shared among its genomes) / (the workers seen x the
-wall seconds), over the generations after 0 (generation 0 also pays the
+busy share = the seconds the actors spent in evaluation calls (`eval_seconds`:
+a chunk's time in the call shared among its genomes) / (the actors present x
+the wall seconds), over the generations after 0 (generation 0 also pays the
 actors' start) scored wholly on actors (a run handed over from in-process
-counts from the first generation after). The workers seen in a generation
-are the distinct `worker` labels among its rows, so an actor that joins late
-or replaces a lost one counts from when it scores. An asynchronous algorithm
-records a generation as its arrivals, some scored during the generation
-before: work in flight when generation 1 began counts, work in flight at the
-end does not, so over a short run the share is a few hundredths off (1.03-1.05
-for steady-state on 2 actors over 4-20 generations, with three generations'
-children in flight). It is the figure `bench_scale_out.py` calls efficiency,
-from the log alone.
+counts from the first generation after) with a wall time logged. An actor is
+present from the first generation it scored in to the last: a steady-state
+generation holds the arrivals of only some batches, so the actors whose
+batches land in the next one are busy too; one that joins late or replaces a
+lost one counts from when it scores. An actor that never scored is not seen.
+An asynchronous algorithm records a generation as its arrivals, some scored
+during the generation before: work in flight when generation 1 began counts,
+work in flight at the end does not. Over 20 generations on 2 actors that
+made it 1.00-1.05; over 6 with eight generations' children in flight on 4,
+1.8, which the report calls too short to tell. Close to `bench_scale_out.py`'s
+efficiency, which counts the nominal sleeps instead (a 2 ms sleep took
+2.2-2.5 ms on busy cores there).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
-__all__ = ["WorkerUse", "worker_use"]
+from ..evaluation.local import LOCAL_WORKER
+from ..records.rundir import RunDir
+from ..records.schema import was_evaluated
 
-LOCAL = "local"  # the worker label of in-process scoring
+__all__ = ["WorkerUse", "worker_use", "worker_use_of"]
+
+COLUMNS = ["generation", "worker", "eval_seconds", "origin", "born"]
 
 
 @dataclass(frozen=True)
@@ -31,26 +40,40 @@ class WorkerUse:
     workers: int  # distinct actors that scored the generations counted
     nodes: int  # distinct nodes they ran on
     generations: int  # generations counted
-    evaluations: int  # rows scored in them
-    busy: float  # evaluation seconds / (workers seen x wall seconds), over those generations
+    evaluations: int  # evaluations in them
+    busy: float  # seconds in evaluation calls / (actors present x wall seconds), over those generations
+
+
+def worker_use_of(run_dir: str, generations: pd.DataFrame) -> WorkerUse | None:
+    """`worker_use` of the run in `run_dir` (reading only the columns it needs that the log has)."""
+    rundir = RunDir(run_dir)
+    files = list(rundir.generation_files().values())
+    if not files:
+        return None
+    present = set(pq.read_schema(files[0]).names)
+    return worker_use(rundir.read_individuals(columns=[c for c in COLUMNS if c in present]), generations)
 
 
 def worker_use(individuals: pd.DataFrame, generations: pd.DataFrame) -> WorkerUse | None:
-    """The share above, from `generation`, `worker` and `eval_seconds` of the individuals and
-    `generation` and `wall_seconds` of generations.parquet; None for a run scored in-process."""
-    rows = individuals[individuals["generation"] >= 1]
-    labels = rows["worker"].fillna("")
-    on_actors = ~rows.groupby("generation")["worker"].transform(lambda w: (w == LOCAL).any())
-    rows, labels = rows[on_actors], labels[on_actors]
-    scored = labels != ""  # placed migrants: no worker, no evaluation
-    if not scored.any():
+    """The share above, from the individuals' `generation`, `worker` and `eval_seconds` (and `origin`
+    and `born`, to leave out placed migrants, where the log has them) and generations.parquet's
+    `generation` and `wall_seconds`; None for a run scored in-process or with nothing to count."""
+    if individuals.empty or generations.empty:
         return None
-    seen = labels[scored].groupby(rows.loc[scored, "generation"]).nunique()
-    wall = generations.set_index("generation")["wall_seconds"].reindex(seen.index)
-    capacity = float((seen * wall).sum())
-    if capacity <= 0:
+    wall = generations.drop_duplicates("generation", keep="last").set_index("generation")["wall_seconds"]
+    timed = set(wall[np.isfinite(wall) & (wall > 0)].index)
+    rows = individuals[(individuals["generation"] >= 1) & individuals["generation"].isin(timed)]
+    if "origin" in rows and "born" in rows:
+        rows = rows[was_evaluated(rows["origin"], rows["born"], rows["generation"])]
+    labels = rows["worker"].fillna("").astype(str)
+    in_process = labels.eq(LOCAL_WORKER).groupby(rows["generation"]).transform("any")
+    rows, labels = rows[~in_process & labels.ne("")], labels[~in_process & labels.ne("")]
+    if rows.empty:
         return None
-    actors = labels[scored].unique()
-    return WorkerUse(workers=len(actors), nodes=len({label.rpartition("/")[2] for label in actors}),
-                     generations=len(seen), evaluations=int(scored.sum()),
+    spans = rows.groupby(labels)["generation"].agg(["min", "max"])
+    counted = np.sort(rows["generation"].unique())
+    present = ((spans["min"].to_numpy()[:, None] <= counted) & (counted <= spans["max"].to_numpy()[:, None])).sum(0)
+    capacity = float((present * wall.reindex(counted).to_numpy()).sum())
+    return WorkerUse(workers=len(spans), nodes=len({label.rpartition("/")[2] for label in spans.index}),
+                     generations=len(counted), evaluations=len(rows),
                      busy=float(rows["eval_seconds"].sum()) / capacity)
