@@ -147,9 +147,12 @@ def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | 
             "for the driver, for Ray's calls, or for the slowest chunk of a generation"
         text += (f" The rest they waited: {waited}. README, \"Large runs: islands and asynchronous "
                  "steady-state\", says what raises it.")
-    if algorithm == "steady-state" or use.busy > 1.0:  # arrivals recorded in a generation, scored partly before
+    if algorithm == "steady-state":  # arrivals recorded in a generation, scored partly before
         text += (f" With no generation barrier the share is a few hundredths off ({use.busy:.1%} here): what "
                  "was in flight when generation 1 began counts, what was in flight at the end does not.")
+    elif use.busy > 1.0:
+        text += (f" The share as measured is {use.busy:.1%}: some of the work counted was done in time the log "
+                 "gives to generation 0.")
     return [("h2", "Workers"), ("p", text)]
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pipeline
-from pipeline.reporting.workers import worker_use, worker_use_of
+from pipeline.reporting.workers import WorkerUse, worker_use, worker_use_of
 
 SLEEPY = Path(__file__).resolve().parents[2] / "benchmarks" / "sleepy"
 ACTORS = [f"actor-{n}@10.0.0.{n % 3}/node{n % 3}" for n in range(1, 7)]
@@ -117,3 +117,17 @@ def test_a_steady_state_run_shorter_than_its_children_in_flight_is_said_too_shor
     assert "4 Ray actors on 1 node scored 192 evaluations in 6 generations after generation 0. The run is too " \
            "short to say how busy they were" in text and "after about 80 generations" in text
     assert "of their time in evaluation calls" not in text
+
+
+@pytest.mark.parametrize("algorithm, busy, said, unsaid", [
+    ("mu+lambda", 0.5, ["about 50%", "or for the slowest chunk of a generation"], ["no generation barrier"]),
+    ("mu+lambda", 1.2, ["about 100%", "as measured is 120.0%"], ["The rest they waited", "no generation barrier"]),
+    ("steady-state", 0.6, ["about 60%", "waited: for the driver or Ray's calls.", "(60.0% here)"], ["slowest chunk"]),
+])
+def test_the_workers_sentence_says_what_the_share_means_for_the_algorithm(algorithm, busy, said, unsaid):
+    from pipeline.reporting.summary import _workers
+
+    use = WorkerUse(workers=3, nodes=2, generations=40, evaluations=1200, busy=busy)
+    text = _workers(use, {"in_flight": 2}, algorithm)[1][1]
+    assert text.startswith("3 Ray actors on 2 nodes scored 1,200 evaluations in 40 generations after generation 0.")
+    assert all(part in text for part in said) and not any(part in text for part in unsaid)
