@@ -168,6 +168,10 @@ class Objectives(_Strict):
     weights: dict[str, float] = Field(default_factory=dict)
 
 
+# `[execution] in_flight`'s default: the bound steady-state always had (old specs mean the same)
+DEFAULT_IN_FLIGHT = 2
+
+
 class Execution(_Strict):
     workers: int | str = Field(2, description='Ray actors; 0: in-process; "auto": one per CPU')
     address: str | None = None
@@ -181,7 +185,7 @@ class Execution(_Strict):
     steal: bool = Field(False, description="generational islands on Ray: an idle actor takes the "
                         "unstarted part of a busy one's chunk; pays where each actor has a core of its own, "
                         "costs CPU where they share")
-    in_flight: int = Field(2, ge=1, le=1000, description="asynchronous algorithms on Ray: children in flight "
+    in_flight: int = Field(DEFAULT_IN_FLIGHT, ge=1, le=1000, description="asynchronous algorithms on Ray: children in flight "
                            "at most, in generations (`offspring` arrivals, of all islands); more lets larger "
                            "batches through where evaluations are short and workers many, for staler parents")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "

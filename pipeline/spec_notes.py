@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from .spec import DEFAULT_IN_FLIGHT
 from .spec_islands import GENERATIONAL_ALGORITHMS, on_runners
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str |
     generational one (its own barrier) and an in-process run (one child at a time) never use it.
     A plug-in algorithm may be asynchronous: not said."""
     in_process = execution.get("workers", 2) == 0
-    if execution.get("in_flight", 2) == 2 or not (in_process or algorithm in GENERATIONAL_ALGORITHMS):
+    if execution.get("in_flight", DEFAULT_IN_FLIGHT) == DEFAULT_IN_FLIGHT or not (in_process or algorithm in GENERATIONAL_ALGORITHMS):
         return None
     why = ("in-process (workers = 0) one child at a time is bred, scored and told" if in_process
            else f"{algorithm} waits for each generation")

@@ -46,6 +46,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..evaluation.timing import SecondsPerMember
+from ..spec import DEFAULT_IN_FLIGHT
 from .algorithms import AsynchronousAlgorithm
 from .loop import Hook, Loop, Recording
 from .members import Member
@@ -59,8 +60,7 @@ BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
 IN_FLIGHT_PER_WORKER = 2  # batches a worker holds at most
-IN_FLIGHT_GENERATIONS = 2  # children in flight at most, in generations' arrivals (`[execution] in_flight`) ...
-WORKERS_PER_BATCH_AHEAD = 8  # ... and a batch more for every 8 workers, where that leaves one a worker
+WORKERS_PER_BATCH_AHEAD = 8  # a batch more in flight for every 8 workers, where the bounds leave one a worker
 _BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
 
 
@@ -72,12 +72,13 @@ class AsyncLoop(Loop):
     """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
 
     def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
-                 seed: int, hooks: list[Hook] | None = None, in_flight: int = IN_FLIGHT_GENERATIONS) -> None:
+                 seed: int, hooks: list[Hook] | None = None, in_flight: int = DEFAULT_IN_FLIGHT) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
         workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
-        self.workers, self.stale_children = workers, in_flight * self.offspring  # in flight at most
+        # children in flight at most: `in_flight` generations' arrivals (`[execution] in_flight`)
+        self.workers, self.stale_children = workers, in_flight * self.offspring
         # a batch is of one island: at most its share of the children in flight
         self.max_batch = 1 if workers == 0 else max(1, min(self.stale_children // workers, settings.offspring))
         self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)

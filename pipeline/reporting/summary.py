@@ -12,6 +12,7 @@ import html
 import numbers
 from typing import Any
 
+from ..spec import DEFAULT_IN_FLIGHT
 from .common import DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, constant_objectives
 from .workers import WorkerUse
 
@@ -134,7 +135,7 @@ def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | 
     actors = (f"{use.workers} Ray actor{'s' if use.workers != 1 else ''} "
               f"on {use.nodes} node{'s' if use.nodes != 1 else ''}")
     text = f"{actors} scored {use.evaluations:,} evaluations in {use.generations:,} generations after generation 0."
-    in_flight = int(execution.get("in_flight", 2))
+    in_flight = int(execution.get("in_flight", DEFAULT_IN_FLIGHT))  # run.json of before the key: the default
     if algorithm == "steady-state" and use.generations < SETTLED_IN_FLIGHTS * in_flight:
         return [("h2", "Workers"), ("p", text + (
             f" The run is too short to say how busy they were: up to {in_flight} generations' children were in "
