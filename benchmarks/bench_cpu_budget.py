@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -37,10 +38,14 @@ from cpu_roles import CpuByRole  # noqa: E402
 GOAL = 0.90  # of the ceiling: the scale-out goal at t = 2 ms
 
 
-def measure(workers: int, args: argparse.Namespace, roles: CpuByRole) -> dict[tuple[int, float], list[dict]]:
-    """`--rounds` passes of every (chunk, burn) on one pool, alternating: their results by pair."""
+def measure(workers: int, args: argparse.Namespace, roles: CpuByRole, seconds: dict[str, float]) -> \
+        dict[tuple[int, float], list[dict]]:
+    """`--rounds` passes of every (chunk, burn) on one pool, alternating: their results by pair (and
+    the pool's start and the passes' wall seconds in `seconds`)."""
     durations = [args.ms / 1000] * round(args.seconds * workers * 1000 / args.ms)
+    started = time.perf_counter()
     pool = SleeperPool(workers)
+    seconds["pool start"], started = time.perf_counter() - started, time.perf_counter()
     results: dict[tuple[int, float], list[dict]] = {}
     try:
         for _ in range(args.rounds):
@@ -48,6 +53,7 @@ def measure(workers: int, args: argparse.Namespace, roles: CpuByRole) -> dict[tu
                 for burn in args.driver_us:
                     results.setdefault((size, burn), []).append(pool.feed(durations, size, roles, burn))
     finally:
+        seconds["passes"] = time.perf_counter() - started
         pool.close()
     return results
 
@@ -60,10 +66,10 @@ def report(workers: int, results: dict[tuple[int, float], list[dict]]) -> None:
         values = [r["efficiency"] for r in runs]
         cpu = {role: float(np.median([r["cpu"].get(role, 0.0) / r["cpu"]["seconds"] for r in runs]))
                for role in ("driver", "actors", "ray")}
-        median = medians[(size, burn)]
+        median, wall = medians[(size, burn)], float(np.median([r["wall"] for r in runs]))
         print(f"| {workers} | {size} | {burn:g} | {median:.2f} ({min(values):.2f}-{max(values):.2f}) | "
               f"{median / top:.2f} | {cpu['driver']:.2f} / {cpu['actors']:.2f} / {cpu['ray']:.2f}; "
-              f"{sum(cpu.values()):.2f} |", flush=True)
+              f"{sum(cpu.values()):.2f} | {wall:.1f} |", flush=True)
     for size in sorted({s for s, _ in results}):
         by_burn = {burn: value for (s, burn), value in medians.items() if s == size}
         largest = budget(by_burn, GOAL * top)
@@ -98,13 +104,19 @@ def main() -> None:
     args = parser.parse_args()
     args.driver_us = sorted({0.0, *args.driver_us})  # no burn: the ceiling the others are set against
     print("| W | chunk | driver µs an evaluation | efficiency | of the ceiling | cores busy: driver / actors / "
-          "Ray's daemons; in all |\n|---|---|---|---|---|---|", flush=True)
+          "Ray's daemons; in all | a pass, s |\n|---|---|---|---|---|---|---|", flush=True)
     roles = CpuByRole().start()
     try:
         for workers in args.workers:
+            seconds, started = {}, time.perf_counter()
             with fresh_cluster(args):
-                results = measure(workers, args, roles)
+                seconds["cluster start"] = time.perf_counter() - started
+                results = measure(workers, args, roles, seconds)
+                stopping = time.perf_counter()
+            seconds["stop"], seconds["end to end"] = time.perf_counter() - stopping, time.perf_counter() - started
             report(workers, results)
+            print(f"  - W = {workers} end to end: " + ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()),
+                  flush=True)
     finally:
         roles.stop()
 
