@@ -7,6 +7,7 @@ generation's own `numpy.random.Generator`, so a run replays exactly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -119,7 +120,8 @@ def mean_pairwise_l1(vectors: np.ndarray, scale: np.ndarray | float = 1.0) -> fl
         total = float(np.dot(ones, n - ones))
     else:
         ordered = np.sort(np.asarray(vectors, dtype=np.float64) / scale, axis=0)
-        total = float(np.arange(1 - n, n, 2, dtype=np.float64) @ ordered.sum(axis=1))
+        # an exactly rounded sum of exact-per-element products: no CPU's vector width changes it
+        total = math.fsum((np.arange(1 - n, n, 2, dtype=np.float64)[:, None] * ordered).ravel().tolist())
     return total / pairs / length
 
 

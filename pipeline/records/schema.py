@@ -7,7 +7,8 @@ from *when* and *how* files are written (`recorder.py`).
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -18,7 +19,17 @@ from operators.selection import oldest_first_ranking
 
 from ..evolution.members import Member, Objectives, jsonable
 
-__all__ = ["Schema", "was_evaluated"]
+__all__ = ["Schema", "exact_mean_std", "was_evaluated"]
+
+
+def exact_mean_std(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and (population) standard deviation from exactly rounded sums (`math.fsum`).
+
+    numpy's sums take their order from the CPU's vector width and the library's
+    version, so their last bits differ between machines; a log must not."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
 
 
 def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
@@ -41,12 +52,10 @@ class Schema:
                                "elapsed_seconds": 0.0, "worker_failures": failures}
         metrics = list(self.objectives.names) + (["fitness"] if self.objectives.mode == "weighted" else [])
         for name in metrics:
-            values = np.asarray([m.fitness.values[0] if name == "fitness" else float(m.columns[name])
-                                 for m in population])
+            values = [m.fitness.values[0] if name == "fitness" else float(m.columns[name]) for m in population]
             maximise = name == "fitness" or self.objectives.directions[name] > 0
-            row[f"best_{name}"] = float(values.max() if maximise else values.min())
-            row[f"mean_{name}"] = float(values.mean())
-            row[f"std_{name}"] = float(values.std())
+            row[f"best_{name}"] = max(values) if maximise else min(values)
+            row[f"mean_{name}"], row[f"std_{name}"] = exact_mean_std(values)
         row["diversity"] = float(self.kind.spread([m.genome for m in population]))
         return row
 

@@ -1,7 +1,12 @@
 """Run directories that an older evo left half-done (SIGKILL mid-run), kept as fixtures.
 
 Resuming one with today's code must write exactly the log the uninterrupted
-run wrote (its digests are in golden.json under the same name).
+run wrote (its digests are in golden.json under the same name), with one
+deliberate exception: since generations.parquet's statistics are exactly rounded
+sums (2026-11-27, issue 40), rows written after the resume carry those, while the
+rows the older version committed keep the bits its numpy summed. golden.json holds
+the digests of the resumed fixtures; individuals, population and best.json are
+the uninterrupted run's.
 
     python -m tests.golden.killed        # remake the fixtures (with the code they pin!)
 """

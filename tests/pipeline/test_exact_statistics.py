@@ -1,0 +1,36 @@
+"""generations.parquet's statistics are exactly rounded: the same bits on any CPU, in any order."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from operators.kind import mean_pairwise_l1
+from pipeline.records.schema import exact_mean_std
+
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+@given(st.lists(finite, min_size=1, max_size=200), st.randoms(use_true_random=False))
+def test_mean_and_std_do_not_depend_on_the_order_of_the_values(values, random):
+    shuffled = list(values)
+    random.shuffle(shuffled)
+    assert exact_mean_std(shuffled) == exact_mean_std(values)
+
+
+@given(st.lists(finite, min_size=1, max_size=200))
+def test_the_mean_is_the_exact_mean_correctly_rounded_and_the_std_agrees_with_numpy(values):
+    mean, std = exact_mean_std(values)
+    assert mean == float(Fraction(math.fsum(values)) / len(values))  # one rounding of the exact sum
+    assert math.isclose(std, float(np.std(values)), rel_tol=1e-9, abs_tol=1e-9)
+
+
+@given(st.lists(st.lists(finite, min_size=3, max_size=3), min_size=2, max_size=30), st.randoms(use_true_random=False))
+def test_diversity_does_not_depend_on_the_order_of_the_genomes(rows, random):
+    shuffled = list(rows)
+    random.shuffle(shuffled)
+    assert mean_pairwise_l1(np.asarray(shuffled)) == mean_pairwise_l1(np.asarray(rows))
