@@ -116,6 +116,7 @@ def _whole(generations: pd.DataFrame) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # a writer that never publishes generation 0 fails, not hangs
 def test_reading_a_running_run_thousands_of_times_never_fails(tmp_path, capsys):
     spec = tmp_path / "spec.toml"
     spec.write_text(SETCOVER_SPEC)
