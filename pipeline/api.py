@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from .records import RunDir
+from .records.reading import read_parquet
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
 from .spec_notes import RunNote, resume_notes, run_notes
 
@@ -147,7 +147,17 @@ def load_agent(path: str | Path, rules: Any = None, rank: int = 0) -> Any:
 
 
 class Run:
-    """One run directory, read through pandas. Every call reads the files afresh."""
+    """One run directory, read through pandas. Every call reads the files afresh.
+
+    A run may be read while it runs (or while it is resumed). A reader never sees half a
+    file, and each call sees whole generations only: `generations()`, `individuals()`,
+    `population()` and `populations()` stop at the last row of generations.parquet, whose
+    individuals and population files are written before it, so a generation still being
+    written is not seen. `best()` is best.json, written after that row: for a moment it
+    may be one generation behind `generations()`.
+    Calls made one after another may each see more generations: to hold one snapshot,
+    take `g = generations()["generation"].max()` and keep to generations up to `g`.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self._dir = RunDir(path)
@@ -181,7 +191,7 @@ class Run:
     def individuals(self, columns: list[str] | None = None) -> pd.DataFrame:
         """Every evaluation: one row per individual scored in a generation (offspring, and
         survivors re-scored under sampled fitness; `born` says when each was made)."""
-        return self._dir.read_individuals(columns=columns)
+        return self._dir.read_individuals(self._dir.published(), columns=columns)
 
     def generations(self) -> pd.DataFrame:
         """One row per generation: best/mean/std of each objective over the population, diversity, timing."""
@@ -203,8 +213,9 @@ class Run:
         """Every generation's population: `population(g)` for all g, in one frame
         (`groupby("generation")` gives what generations.parquet summarises; island runs
         have each member's `island`, so `groupby(["generation", "island"])` gives each island's)."""
-        ranks = self._membership()
-        scored = self.individuals()
+        published = self._dir.published()
+        ranks = self._membership(published)
+        scored = self._dir.read_individuals(published)
         if ranks.empty or scored.empty:
             return pd.DataFrame()
         scored = scored.drop(columns=["run_id"]).rename(columns={"generation": "evaluated"})
@@ -212,19 +223,19 @@ class Run:
                                left_on="generation", right_on="evaluated", by="id", direction="backward")
         return merged.sort_values(["generation", "rank"], kind="stable").reset_index(drop=True)
 
-    def _membership(self) -> pd.DataFrame:
-        """(generation, id, rank) from population/, or from the individuals files' records
-        for runs written before population/ existed."""
+    def _membership(self, published: range) -> pd.DataFrame:
+        """(generation, id, rank) of the `published` generations from population/, or from the
+        individuals files' records for runs written before population/ existed."""
         frames = []
-        for generation in self._dir.generation_files():
-            file = self._dir.population_file(generation)
-            if file.exists():
-                frames.append(pq.read_table(file, columns=["generation", "id", "rank"]).to_pandas())
-                continue
-            state = self._dir.read_record(generation)["state"]
-            ids = list(state["population"])
-            frames.append(pd.DataFrame({"generation": generation, "id": ids,
-                                        "rank": state.get("population_rank") or list(range(len(ids)))}))
+        for generation in (g for g in self._dir.generation_files() if g in published):
+            try:
+                members = read_parquet(self._dir.population_file(generation), ["generation", "id", "rank"])
+                frames.append(members.to_pandas())
+            except FileNotFoundError:
+                state = self._dir.read_record(generation)["state"]
+                ids = list(state["population"])
+                frames.append(pd.DataFrame({"generation": generation, "id": ids,
+                                            "rank": state.get("population_rank") or list(range(len(ids)))}))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def best(self, n: int | None = 1) -> pd.DataFrame:

@@ -38,9 +38,10 @@ def run(args) -> int:
         raise UserError("give a run directory (evo report RUN_DIR) or --compare RUN RUN ...")
     from ..reporting import load_run
 
-    for path in write_report(args.run_dir):
+    run = load_run(args.run_dir)
+    for path in write_report(run):
         console.print(f"wrote {path}")
-    expression = best_expression(load_run(args.run_dir).best)
+    expression = best_expression(run.best)
     if expression is not None:
         console.print(f"best expression, simplified: {expression}", highlight=False)
     return 0

@@ -84,12 +84,11 @@ def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
 def _evaluated_by(file: Path) -> list[str]:
     """The worker of each evaluation in one individuals file (`schema.was_evaluated`). Logs
     from before islands have no `born` column, and no migrants."""
-    import pyarrow.parquet as pq
-
+    from ..records.reading import read_parquet, read_parquet_schema
     from ..records.schema import was_evaluated
 
-    names = [n for n in ("worker", "origin", "born", "generation") if n in pq.read_schema(file).names]
-    table = pq.read_table(file, columns=names)
+    names = [n for n in ("worker", "origin", "born", "generation") if n in read_parquet_schema(file).names]
+    table = read_parquet(file, names)
     workers = table.column("worker").to_pylist()
     if "born" not in names:
         return workers

@@ -11,6 +11,9 @@ counters) and g's row of generations.parquet. Everything written after it
 between two renames leaves a consistent prefix and resume rewrites the
 derived files from the last individuals file (see `verify.py`).
 Only exact `gen-NNNNNN.parquet` names are generations; other files are ignored.
+
+Readers open each file once (`reading.py`) and see only published generations
+(`published`): a live run is read as whole files of whole generations.
 """
 
 from __future__ import annotations
@@ -32,17 +35,14 @@ import pyarrow.parquet as pq
 from fitness.atomic import atomic_write_bytes
 
 from .lock import LOCK_NAME, RunLock
+from .reading import RunDirError, read_json, read_parquet, read_parquet_metadata
 
 __all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error", "file_metadata",
-           "package_versions"]
+           "package_versions", "read_json"]
 
 GENERATION_FILE = re.compile(r"^gen-(\d{6})\.parquet$")
 RECORD_KEY = b"evo"  # the generation's record in its individuals file's Parquet metadata
 TEMP_FILE = re.compile(r"^\..+\.tmp$")  # fitness.atomic's temp files, left by a crash
-
-
-class RunDirError(ValueError):
-    """A run directory that cannot be read as one (explained in one line)."""
 
 
 def describe_os_error(exc: OSError) -> str:
@@ -100,18 +100,6 @@ def file_metadata(identity: dict[str, Any], versions: dict[str, str]) -> dict[by
               "seed": identity.get("seed"), "versions": versions}
     return {f"evo.{key}".encode(): (value if isinstance(value, str) else json.dumps(value)).encode()
             for key, value in fields.items() if value is not None}
-
-
-def read_json(path: Path) -> Any:
-    """A JSON file's content; a missing, unreadable or garbled file is named in one line."""
-    try:
-        text = path.read_text()
-    except UnicodeDecodeError:
-        raise RunDirError(f"{path}: not a JSON text file") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RunDirError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
 
 
 class RunDir:
@@ -266,7 +254,7 @@ class RunDir:
         """The record a generation's individuals file carries (`RunDirError` if unreadable)."""
         path = self.generation_file(generation)
         try:
-            metadata = pq.read_metadata(path).metadata or {}
+            metadata = read_parquet_metadata(path).metadata or {}
             record = json.loads(metadata[RECORD_KEY])
         except KeyError:
             raise RunDirError(f"{path}: no evo record in its metadata (written by an older evo, or not "
@@ -280,7 +268,7 @@ class RunDir:
     def read_run_ids(self, generation: int) -> set[str]:
         path = self.generation_file(generation)
         try:
-            column = pq.read_table(path, columns=["run_id"]).column("run_id")
+            column = read_parquet(path, columns=["run_id"]).column("run_id")
         except (OSError, pa.ArrowException, KeyError) as exc:
             raise RunDirError(f"{path}: not a readable individuals file ({str(exc).splitlines()[0]})") from None
         return set(column.unique().to_pylist())
@@ -289,13 +277,21 @@ class RunDir:
         with _naming(self.generations_file):
             atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows), self.file_metadata))
 
-    def read_generations(self) -> list[dict[str, Any]]:
-        if not self.generations_file.exists():
-            return []
+    def read_generations(self, columns: list[str] | None = None) -> list[dict[str, Any]]:
+        """generations.parquet's rows (only `columns` if given); none before generation 0 is published."""
         try:
-            return pq.read_table(self.generations_file).to_pylist()
+            return read_parquet(self.generations_file, columns).to_pylist()
+        except FileNotFoundError:
+            return []
         except (pa.ArrowException, OSError) as exc:
             raise RunDirError(f"{self.generations_file}: unreadable ({str(exc).splitlines()[0]})") from None
+
+    def published(self) -> range:
+        """The generations a reader may see: 0 to generations.parquet's last row. A generation's
+        individuals and population files are written before its row, so none of these is missing
+        or being written; checkpoint.json and best.json follow the row (see `write_derived`)."""
+        rows = self.read_generations(columns=["generation"])
+        return range(max((int(row["generation"]) for row in rows), default=-1) + 1)
 
     def write_checkpoint(self, state: dict[str, Any]) -> None:
         """The state after the last generation, with what it depends on (identity, row counts)."""
@@ -335,7 +331,7 @@ class RunDir:
         files = [f for g, f in self.generation_files().items() if generations is None or g in generations]
         if not files:
             return pd.DataFrame()
-        return pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
+        return pd.concat([read_parquet(f, columns).to_pandas() for f in files], ignore_index=True)
 
 
 class _CheckedLock(RunLock):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from fitness.atomic import atomic_write_text
 
-from ..records.rundir import RunDir
 from .common import RunLogs, load_run
 from .compare import write_comparison
 from .figures import run_figures, save
@@ -21,16 +20,17 @@ __all__ = ["write_report", "write_comparison", "best_expression", "report_figure
 def report_figures(run_dir: str | Path) -> dict:
     """The report's matplotlib figures by file stem (not saved; close them when done)."""
     run = load_run(run_dir)
-    return run_figures(run, individuals=lambda: RunDir(run.path).read_individuals())
+    return run_figures(run, individuals=run.individuals)
 
 
-def write_report(run_dir: str | Path) -> list[Path]:
-    """Write report/*.png, report/summary.md and report/report.html; returns the files written."""
-    run = load_run(run_dir)
+def write_report(run_dir: str | Path | RunLogs) -> list[Path]:
+    """Write report/*.png, report/summary.md and report/report.html; returns the files written.
+    Every part comes from one snapshot of the logs (`load_run`), even while the run goes on."""
+    run = run_dir if isinstance(run_dir, RunLogs) else load_run(run_dir)
     out = run.path / "report"
     out.mkdir(exist_ok=True)
     images = []
-    for stem, fig in run_figures(run, individuals=lambda: RunDir(run.path).read_individuals()).items():
+    for stem, fig in run_figures(run, individuals=run.individuals).items():
         caption = fig._suptitle.get_text().replace("\n", " — ")
         images.append((caption, save(fig, out / f"{stem}.png")))
     title, blocks = summary_blocks(run, worker_use_of(run.path, run.generations))

@@ -66,16 +66,26 @@ class RunLogs:
     def objectives(self) -> list[str]:
         return objective_names(self.generations)
 
+    def individuals(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """The individuals of the generations reported on (a live run may have logged more since)."""
+        last = int(self.generations["generation"].max())
+        return RunDir(self.path).read_individuals(range(last + 1), columns)
+
 
 def load_run(run_dir: str | Path) -> RunLogs:
-    """A run's logs, or one-line errors (missing directory, no generation yet, no hall of fame)."""
+    """A run's logs, or one-line errors (missing directory, no generation yet, no hall of fame).
+
+    One snapshot of a live run: best.json is read first, and generations.parquet (written before
+    best.json, so it holds that generation's row) is cut to the generation best.json names."""
     rundir = RunDir(run_dir)
     meta = rundir.read_run()
+    best = rundir.read_best() if rundir.published() else None
     generations = pd.DataFrame(rundir.read_generations())
-    if generations.empty:
+    if best is None or generations.empty:
         raise ValueError(f"{rundir.path}: no complete generation to report on yet")
-    return RunLogs(rundir.path, meta, generations.sort_values("generation").reset_index(drop=True),
-                   rundir.read_best())
+    if isinstance(best.get("generation"), int):
+        generations = generations[generations["generation"] <= best["generation"]]
+    return RunLogs(rundir.path, meta, generations.sort_values("generation").reset_index(drop=True), best)
 
 
 def objective_names(generations: pd.DataFrame) -> list[str]:
