@@ -15,12 +15,12 @@ import os
 import sys
 from typing import Any
 
-from .core import Evaluated, EvaluationError, Evaluator, evaluation_seeds
+from .core import ERROR, Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
 from .ray_gcs import ClusterLost
 
-__all__ = ["ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
+__all__ = ["ERROR", "ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
            "make_evaluator", "LocalEvaluator"]
 
 

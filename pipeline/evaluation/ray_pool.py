@@ -34,7 +34,7 @@ from fitness.tasks import build_task
 
 from ..heap import freeze_heap
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
-                   merge_chunks, one_line)
+                   merge_chunks, narrowed, one_line)
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
 from .stealing import Slice, Slices
@@ -63,7 +63,7 @@ class _TaskActor:
 
     def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
         start = time.perf_counter()
-        columns = self.tasks.get(task_spec).evaluate(unpack(packed), seeds)
+        columns = narrowed(self.tasks.get(task_spec).evaluate, unpack(packed), seeds, "a chunk")
         return columns, time.perf_counter() - start
 
 

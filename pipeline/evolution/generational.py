@@ -64,14 +64,15 @@ class Generational:
               rng: np.random.Generator) -> list[Member]:
         """`count` children of `population` (ids from `next_id`)."""
         ops = self.context.spec.operators
+        parents = selection.viable_indices(population)  # all of them unless evaluations failed
         if self.settings.algorithm == "nsga2":
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
-                return selection.uniform(len(population), k, rng)
+                return parents[selection.uniform(len(parents), k, rng)]
         else:
-            keys = selection.tournament_keys(population)
+            keys = selection.tournament_keys([population[i] for i in parents])
 
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
-                return selection.tournament(keys, k, self.settings.tournament, rng)
+                return parents[selection.tournament(keys, k, self.settings.tournament, rng)]
         children = var_or(self.context.kind, [m.genome for m in population], select, count,
                           ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
         return new_members(children, population, generation, next_id)

@@ -331,11 +331,23 @@ class RunDir:
         self.write_best(best)
 
     def read_individuals(self, generations: range | None = None, columns: list[str] | None = None) -> pd.DataFrame:
-        """The individuals of `generations` (all: None), only `columns` if given."""
+        """The individuals of `generations` (all: None), only `columns` if given (those a file has:
+        files written before `viable` and `error` existed lack them, and such a row is viable)."""
         files = [f for g, f in self.generation_files().items() if generations is None or g in generations]
         if not files:
             return pd.DataFrame()
-        return pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
+        frame = pd.concat([_read_columns(f, columns).to_pandas() for f in files], ignore_index=True)
+        if "viable" in frame and frame["viable"].isna().any():  # an old run that failed after a resume
+            frame["viable"] = frame["viable"].astype(object).where(frame["viable"].notna(), True).astype(bool)
+        return frame
+
+
+def _read_columns(path: Path, columns: list[str] | None) -> pa.Table:
+    """A Parquet file's `columns` (all: None) that it has."""
+    if columns is not None:
+        present = set(pq.read_schema(path).names)
+        columns = [name for name in columns if name in present]
+    return pq.read_table(path, columns=columns)
 
 
 class _CheckedLock(RunLock):
