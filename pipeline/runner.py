@@ -59,7 +59,8 @@ class _Prepared:
                                         expected_batches=_expected_batches(spec, self.asynchronous, self.runners),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
-                                        stealing=spec.execution.steal and self.runners)
+                                        stealing=spec.execution.steal and self.runners,
+                                        eval_timeout=spec.execution.eval_timeout)
 
 
 def hands_over(handover: bool, runners: bool) -> bool:

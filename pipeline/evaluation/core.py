@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .deadline import EvaluationTimeout
 from .seeds import spawned_seeds
 
 __all__ = ["ERROR", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "narrowed"]
@@ -153,18 +154,25 @@ def narrowed(evaluate: Callable[[list, list], Any], genomes: Sequence[Any], seed
     raises is split in halves, each scored again, down to single genomes, which fail with the
     error's one line in an `ERROR` column; the others keep their scores (a genome's result
     depends only on it and its seed). Only where the chunk runs (an actor, or this process),
-    so a narrowed chunk costs no extra round trip. A task returning malformed columns is a bug
-    of the whole task, not of a genome: that still raises `EvaluationError`."""
+    so a narrowed chunk costs no extra round trip. A chunk that timed out (`deadline.py`) is
+    scored genome by genome instead: halving would wait for the hung genome at every level.
+    A task returning malformed columns is a bug of the whole task, not of a genome: that still
+    raises `EvaluationError`."""
     try:
         columns = evaluate(list(genomes), list(seeds))
     except Exception as error:  # noqa: BLE001 - a user's task may raise anything: narrowed to its genomes
+        timeout = isinstance(error, EvaluationTimeout)
         if len(genomes) <= 1:
-            return {ERROR: np.array([one_line(error)] * len(genomes), dtype=object)}
-        half = len(genomes) // 2
-        parts = [narrowed(evaluate, genomes[:half], seeds[:half], where),
-                 narrowed(evaluate, genomes[half:], seeds[half:], where)]
-        return joined(parts, [half, len(genomes) - half])
+            return failed_columns(str(error) if timeout else one_line(error), len(genomes))
+        cuts = list(range(len(genomes) + 1)) if timeout else [0, len(genomes) // 2, len(genomes)]
+        parts = [narrowed(evaluate, genomes[a:b], seeds[a:b], where) for a, b in zip(cuts, cuts[1:])]
+        return joined(parts, [b - a for a, b in zip(cuts, cuts[1:])])
     return checked_columns(columns, len(genomes), where)
+
+
+def failed_columns(error: str, n: int) -> Columns:
+    """The columns of `n` genomes that all failed with `error`."""
+    return {ERROR: np.array([error] * n, dtype=object)}
 
 
 def joined(parts: Sequence[Columns], sizes: Sequence[int]) -> Columns:

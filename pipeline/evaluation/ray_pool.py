@@ -34,7 +34,8 @@ from fitness.tasks import build_task
 
 from ..heap import freeze_heap
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
-                   merge_chunks, narrowed, one_line)
+                   failed_columns, merge_chunks, narrowed, one_line)
+from .deadline import timeout_line
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
 from .stealing import Slice, Slices
@@ -119,6 +120,17 @@ class _Batch:
         start, stop = self.bounds[chunk]
         return f"chunk {chunk + 1} of {len(self.bounds)} (genomes {start}-{stop - 1})"
 
+    def split(self, chunk: int) -> list[int]:
+        """Chunk `chunk` cut into chunks of one genome each (a timed-out chunk); their indices."""
+        start, stop = self.bounds[chunk]
+        self.bounds[chunk] = (start, start + 1)
+        added = list(range(len(self.bounds), len(self.bounds) + stop - start - 1))
+        self.bounds += [(i, i + 1) for i in range(start + 1, stop)]
+        self.attempts += [0] * len(added)
+        self.results += [None] * len(added)
+        self.remaining += len(added)
+        return [chunk, *added]
+
 
 class RayEvaluator(Evaluator):
     """A pool of `workers` Ray actors holding the task; see the module docstring."""
@@ -126,8 +138,9 @@ class RayEvaluator(Evaluator):
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
                  code: bytes | None = None, wait_for_all: bool = False, stealing: bool = False,
-                 **actor_options: Any) -> None:
+                 eval_timeout: float | None = None, **actor_options: Any) -> None:
         self.workers = workers
+        self.eval_timeout = eval_timeout  # seconds a genome: a chunk running longer is cut (`_time_out`)
         self.stealing = stealing  # actors that let the island dispatcher steal (`stealing.py`)
         self.chunk_size = chunk_size
         self.max_retries = max_retries
@@ -338,7 +351,10 @@ class RayEvaluator(Evaluator):
         del self._running[ref]
         actor.running.remove(ref)
         actor.busy_since = time.monotonic()
-        batch.results[chunk] = (columns, seconds, actor.label)
+        self._finish(batch, chunk, (columns, seconds, actor.label))
+
+    def _finish(self, batch: _Batch, chunk: int, result: tuple[dict, float, str]) -> None:
+        batch.results[chunk] = result
         batch.remaining -= 1
         if batch.remaining == 0:
             self._done[batch.ticket] = _merge(batch, self._failures - batch.failures_before)
@@ -356,18 +372,45 @@ class RayEvaluator(Evaluator):
         self._queue.extendleft(reversed(chunks))
         self._replace(actor, cause)
 
+    def _time_out(self, actor: _Actor) -> None:
+        """`eval_timeout`: the actor's running chunk took longer than its genomes' budget. The actor is
+        killed and replaced; the chunk is scored again genome by genome, and a single genome that
+        times out fails (`deadline.timeout_line`). Chunks queued behind it go back to the queue."""
+        chunks = [self._running.pop(ref)[:2] for ref in actor.running]
+        (batch, culprit), behind = chunks[0], chunks[1:]
+        start, stop = batch.bounds[culprit]
+        self._queue.extendleft(reversed(behind))
+        if stop - start > 1:
+            self._queue.extendleft(reversed([(batch, c) for c in batch.split(culprit)]))
+        self._replace(actor, f"a chunk ran past execution.eval_timeout ({self.eval_timeout:g} s a genome)")
+        if stop - start == 1:
+            assert self.eval_timeout is not None
+            self._finish(batch, culprit, (failed_columns(timeout_line(self.eval_timeout), 1), self.eval_timeout,
+                                          actor.label))
+
+    def _deadline(self, actor: _Actor) -> float | None:
+        """When the actor's running chunk times out: `chunk_timeout`, or `eval_timeout` a genome."""
+        if not actor.running or (self.chunk_timeout is None and self.eval_timeout is None):
+            return None
+        if self.eval_timeout is None:
+            return actor.busy_since + self.chunk_timeout
+        batch, chunk, _ = self._running[actor.running[0]]
+        start, stop = batch.bounds[chunk]
+        return actor.busy_since + self.eval_timeout * max(stop - start, 1)
+
     def _wait_seconds(self, timeout: float) -> float:
         """How long to wait for a result: until the next chunk deadline, at most `timeout`."""
-        if self.chunk_timeout is None:
-            return timeout
-        deadlines = [actor.busy_since + self.chunk_timeout for actor in self._pool if actor.running]
+        deadlines = [d for d in map(self._deadline, self._pool) if d is not None]
         return min([timeout, *(max(0.0, d - time.monotonic()) for d in deadlines)])
 
     def _check_timeouts(self) -> None:
-        if self.chunk_timeout is not None:
-            now = time.monotonic()
-            for actor in list(self._pool):
-                if actor.running and now - actor.busy_since > self.chunk_timeout:
+        now = time.monotonic()
+        for actor in list(self._pool):
+            deadline = self._deadline(actor)
+            if deadline is not None and now > deadline:
+                if self.eval_timeout is not None:
+                    self._time_out(actor)
+                else:
                     self._fail(actor, f"no result within the chunk timeout of {self.chunk_timeout:g} s")
         self._check_start_timeout()
 
@@ -381,4 +424,5 @@ def _placement(pool: list[_Actor], depth: int) -> list[_Actor]:
 
 
 def _merge(batch: _Batch, failures: int) -> Evaluated:
-    return merge_chunks(batch.results, batch.bounds, failures)
+    order = sorted(range(len(batch.bounds)), key=lambda chunk: batch.bounds[chunk])  # split chunks in place
+    return merge_chunks([batch.results[c] for c in order], [batch.bounds[c] for c in order], failures)
