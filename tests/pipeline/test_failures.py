@@ -237,3 +237,23 @@ def test_a_hung_evaluation_times_out_in_process(tmp_path):
     timed_out = individuals[individuals["error"] == "timeout after 0.5 s"]
     assert len(timed_out) >= 1
     assert individuals["viable"].sum() > len(individuals) // 2  # the rest of each batch kept its scores
+
+
+@pytest.mark.timeout(300)
+def test_a_hung_evaluation_on_ray_replaces_the_actor_and_fails_only_the_hung_genome(tmp_path, ray_session):
+    settings = dict(generations=1, problem_options__hang=True, execution__eval_timeout=1.0)
+    local = _run(tmp_path / "local", **settings)
+    pooled = _run(tmp_path / "pooled", workers=2, execution__chunk_size=4, **settings)
+    individuals = pooled.individuals()
+    assert (individuals["error"] == "timeout after 1 s").any()
+    assert pooled.generations()["worker_failures"].sum() >= 1  # the hung actor was replaced
+    assert run_digests(local.path) == run_digests(pooled.path)
+
+
+def test_a_run_written_before_the_columns_reads_as_viable():
+    old = ROOT / "tests" / "golden" / "killed" / "setcover-killed"
+    run = pipeline.open_run(old)
+    individuals = run.individuals()
+    assert individuals["viable"].all() and individuals["error"].isna().all()
+    assert list(run.individuals(columns=["id", "viable"]).columns) == ["id", "viable"]
+    assert run.population()["viable"].all()
