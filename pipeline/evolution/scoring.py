@@ -46,6 +46,7 @@ class Scorer:
         a member whose evaluate raised has None for every column."""
         columns = {name: _python_values(values) for name, values in result.columns.items()}
         raised = columns.pop(ERROR, None) or [None] * len(members)
+        suspect = self._non_finite(result.columns, len(members))
         seconds, workers = _python_values(result.eval_seconds), _python_values(result.worker)
         for i, m in enumerate(members):
             if raised[i] is not None:
@@ -53,13 +54,26 @@ class Scorer:
             else:
                 fresh = {name: values[i] for name, values in columns.items()}
                 m.columns = self.noise.pool(m.columns, fresh) if m.columns and m.error is None else fresh
-                m.error = self.objectives.failure(m.columns)
+                m.error = self.objectives.failure(m.columns) if suspect[i] else None
             m.eval_seconds = float(seconds[i])
             m.worker = str(workers[i])
             m.fitness = self.objectives.fitness(m.columns, m.error)
             if m.error is not None and self.on_error == "fail":
                 raise EvaluationError(f"individual {m.id} (born in generation {m.born}): {m.error} "
                                       '(execution.on_error = "fail"; "skip" goes on without it)')
+
+
+    def _non_finite(self, columns: dict[str, Any], n: int) -> list[bool]:
+        """Per member, whether an objective is not finite: only those are classified one by one
+        (`Objectives.failure`), so a batch without failures costs one vectorised check."""
+        suspect = np.zeros(n, dtype=bool)
+        for name in self.objectives.names:
+            values = columns.get(name)
+            try:
+                suspect |= ~np.isfinite(np.asarray(values, dtype=np.float64))
+            except (TypeError, ValueError):  # not plain numbers (None, objects): classify each member
+                return [True] * n
+        return suspect.tolist()
 
 
 def _python_values(values: Any) -> list[Any]:
