@@ -33,8 +33,9 @@ from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
 from ..heap import freeze_heap
+from .batches import Batch
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
-                   failed_columns, merge_chunks, narrowed, one_line)
+                   failed_columns, narrowed, one_line)
 from .deadline import timeout_line
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
@@ -99,39 +100,6 @@ class _Actor:
     setup: Any = None  # the ref of its setup call (ready once it resolves)
 
 
-@dataclass(eq=False)
-class _Batch:
-    ticket: int
-    genomes: Sequence[Any]
-    seeds: Sequence[int]
-    bounds: list[tuple[int, int]]
-    task_spec: dict | None
-    failures_before: int  # the pool's failure count when the batch was submitted
-    attempts: list[int] = field(init=False)
-    results: list[tuple[dict, float, str] | None] = field(init=False)
-    remaining: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.attempts = [0] * len(self.bounds)
-        self.results = [None] * len(self.bounds)
-        self.remaining = len(self.bounds)
-
-    def describe(self, chunk: int) -> str:
-        start, stop = self.bounds[chunk]
-        return f"chunk {chunk + 1} of {len(self.bounds)} (genomes {start}-{stop - 1})"
-
-    def split(self, chunk: int) -> list[int]:
-        """Chunk `chunk` cut into chunks of one genome each (a timed-out chunk); their indices."""
-        start, stop = self.bounds[chunk]
-        self.bounds[chunk] = (start, start + 1)
-        added = list(range(len(self.bounds), len(self.bounds) + stop - start - 1))
-        self.bounds += [(i, i + 1) for i in range(start + 1, stop)]
-        self.attempts += [0] * len(added)
-        self.results += [None] * len(added)
-        self.remaining += len(added)
-        return [chunk, *added]
-
-
 class RayEvaluator(Evaluator):
     """A pool of `workers` Ray actors holding the task; see the module docstring."""
 
@@ -157,8 +125,8 @@ class RayEvaluator(Evaluator):
         self._remote = actor.options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
-        self._queue: deque[tuple[_Batch, int]] = deque()  # chunks waiting for an actor
-        self._running: dict[Any, tuple[_Batch, int, _Actor]] = {}  # chunk ref -> where it runs
+        self._queue: deque[tuple[Batch, int]] = deque()  # chunks waiting for an actor
+        self._running: dict[Any, tuple[Batch, int, _Actor]] = {}  # chunk ref -> where it runs
         self._done: dict[int, Evaluated] = {}
         self._tickets = itertools.count()
         self._numbers = 0
@@ -205,7 +173,7 @@ class RayEvaluator(Evaluator):
         check_batch(genomes, seeds)
         self._poll_setups()  # replacements that got ready since the last call join in from the start
         size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
-        batch = _Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
+        batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                        self._failures)
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
@@ -353,11 +321,11 @@ class RayEvaluator(Evaluator):
         actor.busy_since = time.monotonic()
         self._finish(batch, chunk, (columns, seconds, actor.label))
 
-    def _finish(self, batch: _Batch, chunk: int, result: tuple[dict, float, str]) -> None:
+    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> None:
         batch.results[chunk] = result
         batch.remaining -= 1
         if batch.remaining == 0:
-            self._done[batch.ticket] = _merge(batch, self._failures - batch.failures_before)
+            self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
 
     def _fail(self, actor: _Actor, cause: str) -> None:
         """Requeue every chunk on a failed actor; the one it was running counts an attempt."""
@@ -421,8 +389,3 @@ def _placement(pool: list[_Actor], depth: int) -> list[_Actor]:
     next to finish, chunks being alike) first, so a chunk sent ahead starts as soon as it can."""
     ready = [actor for actor in pool if actor.label and len(actor.running) <= depth]
     return sorted(ready, key=lambda actor: actor.busy_since) if depth else ready
-
-
-def _merge(batch: _Batch, failures: int) -> Evaluated:
-    order = sorted(range(len(batch.bounds)), key=lambda chunk: batch.bounds[chunk])  # split chunks in place
-    return merge_chunks([batch.results[c] for c in order], [batch.bounds[c] for c in order], failures)
