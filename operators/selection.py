@@ -12,12 +12,20 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["best_first", "dense_ranks", "keys_of_values", "oldest_first_ranking", "ranks_of_values", "tournament",
+__all__ = ["best_first", "dense_ranks", "viable_indices", "keys_of_values", "oldest_first_ranking", "ranks_of_values", "tournament",
            "tournament_keys", "uniform"]
 
 
+def viable_indices(individuals: Sequence[Any]) -> np.ndarray:
+    """Indices of the individuals with a valid fitness: a failed evaluation has DEAP's invalid
+    (empty) fitness and is no parent while others can be; all of them if none is valid."""
+    valid = [i for i, ind in enumerate(individuals) if ind.fitness.valid]
+    return np.asarray(valid if valid else range(len(individuals)), dtype=np.int64)
+
+
 def best_first(individuals: Sequence[Any]) -> list[Any]:
-    """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order.
+    """The individuals fittest first (their `.fitness`, a DEAP fitness); ties keep the given order;
+    invalid fitnesses (failed evaluations: no values, an empty tuple) come after every valid one.
 
     Sorted by the weighted values DEAP compares, as tuples (compared in C, not
     through `Fitness.__lt__`); a stable sort, reversed, keeps ties in order."""
@@ -60,6 +68,8 @@ def keys_of_values(values: np.ndarray) -> np.ndarray:
     """`tournament_keys` from the weighted values (one row per individual): with one objective
     the negated value itself, no sort (a steady-state population changes a key with every
     arrival); with several, `ranks_of_values`. Either way the same entrant wins every tournament."""
+    if values.ndim < 2 or values.shape[1] == 0:  # no values at all (every evaluation failed): all tie
+        return np.zeros(len(values))
     if len(values) and values.shape[1] == 1:
         return -values[:, 0]
     return ranks_of_values(values)

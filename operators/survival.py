@@ -1,7 +1,7 @@
 """Survivor selection: who of parents and offspring lives on (DEAP's `selBest`/`selNSGA2` shapes).
 
 Every function takes individuals with a DEAP `.fitness` and returns the
-survivors fittest first; `key` (a genome's hashable identity) makes survivors
+survivors fittest first, failed evaluations (an invalid fitness) last; `key` (a genome's hashable identity) makes survivors
 distinct genomes while there are enough, because an elitist population of
 clones stops exploring.
 """
@@ -23,12 +23,15 @@ def _best(pool: Sequence[Any], mu: int, key: Key) -> list[Any]:
     ranked = best_first(pool)
     if key is None:
         return ranked[:mu]
-    seen, first, copies = set(), [], []
+    seen, first, copies, failed = set(), [], [], []
     for ind in ranked:
+        if not ind.fitness.valid:  # ranked last: after every valid copy too
+            failed.append(ind)
+            continue
         identity = key(ind)
         (copies if identity in seen else first).append(ind)
         seen.add(identity)
-    return (first + copies)[:mu]
+    return (first + copies + failed)[:mu]
 
 
 def plus(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = None) -> list[Any]:
@@ -42,8 +45,12 @@ def comma(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = 
 
 
 def nsga2(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = None) -> list[Any]:
-    """NSGA-II: non-dominated fronts, then crowding distance (DEAP's `selNSGA2`; `key` unused)."""
-    return tools.selNSGA2(list(parents) + list(offspring), mu)
+    """NSGA-II: non-dominated fronts, then crowding distance (DEAP's `selNSGA2`; `key` unused);
+    invalid fitnesses (failed evaluations) only fill places no valid one takes."""
+    pool = list(parents) + list(offspring)
+    valid = [ind for ind in pool if ind.fitness.valid]
+    chosen = tools.selNSGA2(valid, mu) if len(valid) < len(pool) else tools.selNSGA2(pool, mu)
+    return chosen + [ind for ind in pool if not ind.fitness.valid][: mu - len(chosen)]
 
 
 SURVIVAL = {"mu+lambda": plus, "mu,lambda": comma, "nsga2": nsga2}

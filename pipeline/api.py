@@ -190,8 +190,14 @@ class Run:
     # -- the logs -----------------------------------------------------------
     def individuals(self, columns: list[str] | None = None) -> pd.DataFrame:
         """Every evaluation: one row per individual scored in a generation (offspring, and
-        survivors re-scored under sampled fitness; `born` says when each was made)."""
-        return self._dir.read_individuals(self._dir.published(), columns=columns)
+        survivors re-scored under sampled fitness; `born` says when each was made). `viable` is
+        False where the evaluation failed (`error` says why); runs written before those columns
+        existed get them here (every row viable)."""
+        frame = self._dir.read_individuals(self._dir.published(), columns=columns)
+        for name, missing in (("viable", True), ("error", None)):
+            if name not in frame and (columns is None or name in columns) and not frame.empty:
+                frame[name] = missing
+        return frame
 
     def generations(self) -> pd.DataFrame:
         """One row per generation: best/mean/std of each objective over the population, diversity, timing."""

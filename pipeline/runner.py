@@ -59,7 +59,8 @@ class _Prepared:
                                         expected_batches=_expected_batches(spec, self.asynchronous, self.runners),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
-                                        stealing=spec.execution.steal and self.runners)
+                                        stealing=spec.execution.steal and self.runners,
+                                        eval_timeout=spec.execution.eval_timeout)
 
 
 def hands_over(handover: bool, runners: bool) -> bool:
@@ -97,7 +98,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         if prepared.runners:
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
-            scorer = Scorer(prepared.evaluator, prepared.noise, prepared.objectives)
+            scorer = Scorer(prepared.evaluator, prepared.noise, prepared.objectives, spec.execution.on_error)
             loop_args = (prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks)
             loop = (AsyncLoop(*loop_args, in_flight=spec.execution.in_flight) if prepared.asynchronous
                     else Loop(*loop_args))

@@ -190,6 +190,11 @@ class Execution(_Strict):
                            "batches through where evaluations are short and workers many, for staler parents")
     handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
                            "pays for its start; false: start the actors at once")
+    on_error: Literal["skip", "fail"] = Field("skip", description="a failed evaluation (raised, NaN, infinite "
+                                              "in the improving direction, timed out): skip makes the individual "
+                                              "not viable and goes on; fail ends the run")
+    eval_timeout: float | None = Field(None, gt=0, le=86_400, description="seconds a genome's evaluation may "
+                                       "take; a hung one fails (on Ray its actor is replaced)")
 
     @field_validator("workers", mode="before")
     @classmethod

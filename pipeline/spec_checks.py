@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from .spec import RunSpec
 
 from .spec_errors import SpecError
+from .spec_islands import on_runners
 
 __all__ = ["check_keys_apply", "check_semantics"]
 
@@ -72,6 +73,10 @@ def check_semantics(spec: RunSpec, source: str) -> None:
             f"{source}: objectives.weights: unknown objective {unknown[0]!r}; "
             f"this run's objectives are {', '.join(task.objectives)}"
         )
+    if spec.execution.eval_timeout is not None and spec.execution.workers != 0 \
+            and on_runners(spec.population.algorithm, spec.islands):
+        raise SpecError(f"{source}: execution.eval_timeout: not available for generational islands on Ray workers "
+                        "(their chunks go through a shared dispatcher); use workers = 0, or no [islands]")
     if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
         raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
     check_algorithm(spec, task, kind, source)

@@ -15,12 +15,12 @@ import os
 import sys
 from typing import Any
 
-from .core import Evaluated, EvaluationError, Evaluator, evaluation_seeds
+from .core import ERROR, Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
 from .ray_gcs import ClusterLost
 
-__all__ = ["ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
+__all__ = ["ERROR", "ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
            "make_evaluator", "LocalEvaluator"]
 
 
@@ -38,6 +38,7 @@ def make_evaluator(
     code: bytes | None = None,
     wait_for_all: bool = False,
     stealing: bool = False,
+    eval_timeout: float | None = None,
     **ray_options: Any,
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
@@ -60,6 +61,8 @@ def make_evaluator(
     builds the task. `wait_for_all`: return once every actor is ready (default:
     once the first is; the others join as they come up). `stealing`: actors
     that the island model's dispatcher can take work back from (`stealing.py`).
+    `eval_timeout`: seconds a genome's evaluation may take before it fails (in-process a
+    SIGALRM timer, `deadline.py`; on actors the driver kills and replaces a hung actor).
     """
     if workers == "auto":
         workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1))
@@ -68,10 +71,10 @@ def make_evaluator(
             f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
         )
     if workers == 0:
-        return LocalEvaluator(task_spec)
+        return LocalEvaluator(task_spec, eval_timeout)
     pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
                         start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, stealing=stealing,
-                        **ray_options)
+                        eval_timeout=eval_timeout, **ray_options)
     return _ray_evaluator(task_spec, workers, address, connect_timeout, expected_batches, pool_options)
 
 
@@ -88,7 +91,8 @@ def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_t
             return RayEvaluator(task_spec, workers, owns_ray=True, **pool_options)
 
         return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
-                                 start_ray=lambda: connect(None, cpus, connect_timeout))
+                                 start_ray=lambda: connect(None, cpus, connect_timeout),
+                                 eval_timeout=pool_options["eval_timeout"])
     started = connect(address, cpus, connect_timeout)
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 

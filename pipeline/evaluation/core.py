@@ -9,15 +9,20 @@ import json
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .deadline import EvaluationTimeout
 from .seeds import spawned_seeds
 
-__all__ = ["Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds"]
+__all__ = ["ERROR", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds", "narrowed"]
 
 Columns = dict[str, np.ndarray]
+
+# The column a scored chunk gains when some of its genomes failed: per genome, None or the
+# one line of what its `evaluate` raised (a reserved name: the log has a column of that name).
+ERROR = "error"
 
 
 class EvaluationError(RuntimeError):
@@ -143,6 +148,53 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
 
 
+def narrowed(evaluate: Callable[[list, list], Any], genomes: Sequence[Any], seeds: Sequence[int],
+             where: str) -> Columns:
+    """The task's columns for a chunk whose `evaluate` may raise for some genomes: a chunk that
+    raises is split in halves, each scored again, down to single genomes, which fail with the
+    error's one line in an `ERROR` column; the others keep their scores (a genome's result
+    depends only on it and its seed). Only where the chunk runs (an actor, or this process),
+    so a narrowed chunk costs no extra round trip. A chunk that timed out (`deadline.py`) is
+    scored genome by genome instead: halving would wait for the hung genome at every level.
+    A task returning malformed columns is a bug of the whole task, not of a genome: that still
+    raises `EvaluationError`."""
+    try:
+        columns = evaluate(list(genomes), list(seeds))
+    except Exception as error:  # noqa: BLE001 - a user's task may raise anything: narrowed to its genomes
+        timeout = isinstance(error, EvaluationTimeout)
+        if len(genomes) <= 1:
+            return failed_columns(str(error) if timeout else one_line(error), len(genomes))
+        cuts = list(range(len(genomes) + 1)) if timeout else [0, len(genomes) // 2, len(genomes)]
+        parts = [narrowed(evaluate, genomes[a:b], seeds[a:b], where) for a, b in zip(cuts, cuts[1:])]
+        return joined(parts, [b - a for a, b in zip(cuts, cuts[1:])])
+    return checked_columns(columns, len(genomes), where)
+
+
+def failed_columns(error: str, n: int) -> Columns:
+    """The columns of `n` genomes that all failed with `error`."""
+    return {ERROR: np.array([error] * n, dtype=object)}
+
+
+def joined(parts: Sequence[Columns], sizes: Sequence[int]) -> Columns:
+    """Consecutive parts' columns as one (`sizes[i]` genomes each). A part whose genomes all
+    failed has only `ERROR`: its entries of the other columns are fillers (NaN, 0, None) that
+    nobody reads as scores; a part without failures gets None errors."""
+    names = sorted(dict.fromkeys(name for part in parts for name in part), key=lambda name: name == ERROR)
+    like = {name: next(part[name] for part in parts if name in part) for name in names}
+    return {name: np.concatenate([part[name] if name in part else _filler(like[name], size)
+                                  for part, size in zip(parts, sizes)])
+            for name in names}
+
+
+def _filler(like: np.ndarray, n: int) -> np.ndarray:
+    """`n` placeholder entries of a column like `like` (NaN for floats, None for objects, else 0)."""
+    if like.dtype == object:
+        return np.full(n, None, dtype=object)
+    if like.dtype.kind in "fc":
+        return np.full((n, *like.shape[1:]), np.nan, dtype=like.dtype)
+    return np.zeros((n, *like.shape[1:]), dtype=like.dtype)
+
+
 def merge_chunks(results: Sequence[tuple[dict, float, str]], bounds: Sequence[tuple[int, int]],
                  failures: int) -> Evaluated:
     """One batch's result from its chunks' (columns, seconds, worker label), in chunk order."""
@@ -155,8 +207,9 @@ def merge_chunks(results: Sequence[tuple[dict, float, str]], bounds: Sequence[tu
         parts.append(checked_columns(columns, stop - start, where))
         seconds.append(np.full(stop - start, elapsed / max(stop - start, 1)))
         workers += [label] * (stop - start)
-    names = list(parts[0])
-    if any(list(part) != names for part in parts):
-        raise EvaluationError(f"chunks returned different columns: {sorted({tuple(part) for part in parts})}")
-    columns = {name: np.concatenate([part[name] for part in parts]) for name in names}
+    scored = {tuple(name for name in part if name != ERROR) for part in parts}
+    scored.discard(())  # chunks whose genomes all failed: only their errors
+    if len(scored) > 1:
+        raise EvaluationError(f"chunks returned different columns: {sorted(scored)}")
+    columns = joined(parts, [stop - start for start, stop in bounds])
     return Evaluated(columns=columns, eval_seconds=np.concatenate(seconds), worker=workers, failures=failures)

@@ -38,9 +38,9 @@ class HandoverEvaluator(Evaluator):
 
     def __init__(self, task_spec: dict, workers: int, start_pool: Callable[[], Evaluator],
                  expected_batches: int | None, worth_seconds: float = WORTH_SECONDS,
-                 start_ray: Callable[[], None] = lambda: None) -> None:
+                 start_ray: Callable[[], None] = lambda: None, eval_timeout: float | None = None) -> None:
         self.workers = workers
-        self.local = LocalEvaluator(task_spec)
+        self.local = LocalEvaluator(task_spec, eval_timeout)
         self.pool: Evaluator | None = None
         self.start_error: BaseException | None = None
         self._start_pool = start_pool

@@ -72,6 +72,7 @@ class IslandRunner:
             self.parts = build_parts(run_spec)
             self.plan = Plan.of(run_spec)
             self.chunk_size = run_spec.execution.chunk_size
+            self.on_error = run_spec.execution.on_error
             self.per_member = SecondsPerMember()  # evaluation time, carried from epoch to epoch
             self.kept: tuple[int | None, list[Member]] = (None, [])  # (generation, population) of the last epoch
             self.dispatcher = dispatcher
@@ -102,7 +103,7 @@ class IslandRunner:
             population = migrated(self.plan, first - 1, island, leaving)[0]
         evaluator = DispatchedEvaluator(self.dispatcher, workers, self.plan.count, self.chunk_size,
                                         self.per_member)
-        scorer = Scorer(evaluator, self.parts.noise, self.parts.objectives)
+        scorer = Scorer(evaluator, self.parts.noise, self.parts.objectives, self.on_error)
         done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
         self.kept = (last, population)
         return _sent(done), pack_members(population)
@@ -111,7 +112,7 @@ class IslandRunner:
         """Members as `pack_members` sent them, with their DEAP fitness rebuilt."""
         members = unpack_members(packed)
         for m in members:
-            m.fitness = self.parts.objectives.fitness(m.columns)
+            m.fitness = self.parts.objectives.fitness(m.columns, m.error)
         return members
 
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from fitness.tasks import build_task
 
-from .core import Evaluated, EvaluationError, Evaluator, TaskCache, check_batch, checked_columns, one_line
+from .core import Evaluated, Evaluator, TaskCache, check_batch, narrowed
+from .deadline import timed
 
 LOCAL_WORKER = "local"  # the `worker` the log gives genomes scored in-process (actors: "actor-3@IP/NODE")
 
@@ -23,8 +24,9 @@ class LocalEvaluator(Evaluator):
 
     workers = 0
 
-    def __init__(self, task_spec: dict) -> None:
+    def __init__(self, task_spec: dict, eval_timeout: float | None = None) -> None:
         self.tasks = TaskCache(task_spec, build_task)
+        self.eval_timeout = eval_timeout  # seconds a genome (`deadline.py`)
         self._tickets = itertools.count()
         self._done: dict[int, Evaluated] = {}
 
@@ -46,13 +48,10 @@ class LocalEvaluator(Evaluator):
         n = len(genomes)
         where = f"genomes 0-{n - 1} (local)"
         start = time.perf_counter()
-        try:
-            columns = self.tasks.get(task_spec).evaluate(list(genomes), list(seeds))
-        except Exception as error:
-            raise EvaluationError(f"{where}: {one_line(error)}") from error
+        columns = narrowed(timed(self.tasks.get(task_spec).evaluate, self.eval_timeout), genomes, seeds, where)
         seconds = time.perf_counter() - start
         return Evaluated(
-            columns=checked_columns(columns, n, where),
+            columns=columns,
             eval_seconds=np.full(n, seconds / max(n, 1)),
             worker=[LOCAL_WORKER] * n,
             failures=0,

@@ -33,8 +33,10 @@ from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
 from ..heap import freeze_heap
+from .batches import Batch
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
-                   merge_chunks, one_line)
+                   failed_columns, narrowed, one_line)
+from .deadline import timeout_line
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
 from .stealing import Slice, Slices
@@ -63,7 +65,7 @@ class _TaskActor:
 
     def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
         start = time.perf_counter()
-        columns = self.tasks.get(task_spec).evaluate(unpack(packed), seeds)
+        columns = narrowed(self.tasks.get(task_spec).evaluate, unpack(packed), seeds, "a chunk")
         return columns, time.perf_counter() - start
 
 
@@ -98,36 +100,15 @@ class _Actor:
     setup: Any = None  # the ref of its setup call (ready once it resolves)
 
 
-@dataclass(eq=False)
-class _Batch:
-    ticket: int
-    genomes: Sequence[Any]
-    seeds: Sequence[int]
-    bounds: list[tuple[int, int]]
-    task_spec: dict | None
-    failures_before: int  # the pool's failure count when the batch was submitted
-    attempts: list[int] = field(init=False)
-    results: list[tuple[dict, float, str] | None] = field(init=False)
-    remaining: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.attempts = [0] * len(self.bounds)
-        self.results = [None] * len(self.bounds)
-        self.remaining = len(self.bounds)
-
-    def describe(self, chunk: int) -> str:
-        start, stop = self.bounds[chunk]
-        return f"chunk {chunk + 1} of {len(self.bounds)} (genomes {start}-{stop - 1})"
-
-
 class RayEvaluator(Evaluator):
     """A pool of `workers` Ray actors holding the task; see the module docstring."""
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
                  code: bytes | None = None, wait_for_all: bool = False, stealing: bool = False,
-                 **actor_options: Any) -> None:
+                 eval_timeout: float | None = None, **actor_options: Any) -> None:
         self.workers = workers
+        self.eval_timeout = eval_timeout  # seconds a genome: a chunk running longer is cut (`_time_out`)
         self.stealing = stealing  # actors that let the island dispatcher steal (`stealing.py`)
         self.chunk_size = chunk_size
         self.max_retries = max_retries
@@ -144,8 +125,8 @@ class RayEvaluator(Evaluator):
         self._remote = actor.options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
-        self._queue: deque[tuple[_Batch, int]] = deque()  # chunks waiting for an actor
-        self._running: dict[Any, tuple[_Batch, int, _Actor]] = {}  # chunk ref -> where it runs
+        self._queue: deque[tuple[Batch, int]] = deque()  # chunks waiting for an actor
+        self._running: dict[Any, tuple[Batch, int, _Actor]] = {}  # chunk ref -> where it runs
         self._done: dict[int, Evaluated] = {}
         self._tickets = itertools.count()
         self._numbers = 0
@@ -192,7 +173,7 @@ class RayEvaluator(Evaluator):
         check_batch(genomes, seeds)
         self._poll_setups()  # replacements that got ready since the last call join in from the start
         size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
-        batch = _Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
+        batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                        self._failures)
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
@@ -338,10 +319,13 @@ class RayEvaluator(Evaluator):
         del self._running[ref]
         actor.running.remove(ref)
         actor.busy_since = time.monotonic()
-        batch.results[chunk] = (columns, seconds, actor.label)
+        self._finish(batch, chunk, (columns, seconds, actor.label))
+
+    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> None:
+        batch.results[chunk] = result
         batch.remaining -= 1
         if batch.remaining == 0:
-            self._done[batch.ticket] = _merge(batch, self._failures - batch.failures_before)
+            self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
 
     def _fail(self, actor: _Actor, cause: str) -> None:
         """Requeue every chunk on a failed actor; the one it was running counts an attempt."""
@@ -356,18 +340,45 @@ class RayEvaluator(Evaluator):
         self._queue.extendleft(reversed(chunks))
         self._replace(actor, cause)
 
+    def _time_out(self, actor: _Actor) -> None:
+        """`eval_timeout`: the actor's running chunk took longer than its genomes' budget. The actor is
+        killed and replaced; the chunk is scored again genome by genome, and a single genome that
+        times out fails (`deadline.timeout_line`). Chunks queued behind it go back to the queue."""
+        chunks = [self._running.pop(ref)[:2] for ref in actor.running]
+        (batch, culprit), behind = chunks[0], chunks[1:]
+        start, stop = batch.bounds[culprit]
+        self._queue.extendleft(reversed(behind))
+        if stop - start > 1:
+            self._queue.extendleft(reversed([(batch, c) for c in batch.split(culprit)]))
+        self._replace(actor, f"a chunk ran past execution.eval_timeout ({self.eval_timeout:g} s a genome)")
+        if stop - start == 1:
+            assert self.eval_timeout is not None
+            self._finish(batch, culprit, (failed_columns(timeout_line(self.eval_timeout), 1), self.eval_timeout,
+                                          actor.label))
+
+    def _deadline(self, actor: _Actor) -> float | None:
+        """When the actor's running chunk times out: `chunk_timeout`, or `eval_timeout` a genome."""
+        if not actor.running or (self.chunk_timeout is None and self.eval_timeout is None):
+            return None
+        if self.eval_timeout is None:
+            return actor.busy_since + self.chunk_timeout
+        batch, chunk, _ = self._running[actor.running[0]]
+        start, stop = batch.bounds[chunk]
+        return actor.busy_since + self.eval_timeout * max(stop - start, 1)
+
     def _wait_seconds(self, timeout: float) -> float:
         """How long to wait for a result: until the next chunk deadline, at most `timeout`."""
-        if self.chunk_timeout is None:
-            return timeout
-        deadlines = [actor.busy_since + self.chunk_timeout for actor in self._pool if actor.running]
+        deadlines = [d for d in map(self._deadline, self._pool) if d is not None]
         return min([timeout, *(max(0.0, d - time.monotonic()) for d in deadlines)])
 
     def _check_timeouts(self) -> None:
-        if self.chunk_timeout is not None:
-            now = time.monotonic()
-            for actor in list(self._pool):
-                if actor.running and now - actor.busy_since > self.chunk_timeout:
+        now = time.monotonic()
+        for actor in list(self._pool):
+            deadline = self._deadline(actor)
+            if deadline is not None and now > deadline:
+                if self.eval_timeout is not None:
+                    self._time_out(actor)
+                else:
                     self._fail(actor, f"no result within the chunk timeout of {self.chunk_timeout:g} s")
         self._check_start_timeout()
 
@@ -378,7 +389,3 @@ def _placement(pool: list[_Actor], depth: int) -> list[_Actor]:
     next to finish, chunks being alike) first, so a chunk sent ahead starts as soon as it can."""
     ready = [actor for actor in pool if actor.label and len(actor.running) <= depth]
     return sorted(ready, key=lambda actor: actor.busy_since) if depth else ready
-
-
-def _merge(batch: _Batch, failures: int) -> Evaluated:
-    return merge_chunks(batch.results, batch.bounds, failures)

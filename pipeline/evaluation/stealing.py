@@ -21,6 +21,8 @@ import time
 from collections import deque
 from typing import Any, Sequence
 
+from .core import narrowed
+
 __all__ = ["Slices", "SLICE_SECONDS"]
 
 SLICE_SECONDS = 0.005  # a slice's target: few `evaluate` calls for a cheap task, little begun for a steal to miss
@@ -58,7 +60,7 @@ class Slices:
                 upto = min(end, at + self._slice())
                 self._begun[ticket] = upto
             began = time.perf_counter()
-            columns = task.evaluate(genomes[at:upto], seeds[at:upto])
+            columns = narrowed(task.evaluate, genomes[at:upto], seeds[at:upto], "a slice")
             seconds = time.perf_counter() - began
             self._seconds_per_genome = seconds / (upto - at)
             done.append((columns, seconds, at, upto))

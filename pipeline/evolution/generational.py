@@ -23,7 +23,7 @@ from operators.survival import SURVIVAL
 from operators.variation import var_or
 
 from .algorithms import Context, new_members, register
-from .members import Member
+from .members import Member, viable
 from .state import State
 
 __all__ = ["Generational", "first_population", "rescored", "restarting"]
@@ -64,14 +64,15 @@ class Generational:
               rng: np.random.Generator) -> list[Member]:
         """`count` children of `population` (ids from `next_id`)."""
         ops = self.context.spec.operators
+        parents = selection.viable_indices(population)  # all of them unless evaluations failed
         if self.settings.algorithm == "nsga2":
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
-                return selection.uniform(len(population), k, rng)
+                return parents[selection.uniform(len(parents), k, rng)]
         else:
-            keys = selection.tournament_keys(population)
+            keys = selection.tournament_keys([population[i] for i in parents])
 
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
-                return selection.tournament(keys, k, self.settings.tournament, rng)
+                return parents[selection.tournament(keys, k, self.settings.tournament, rng)]
         children = var_or(self.context.kind, [m.genome for m in population], select, count,
                           ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
         return new_members(children, population, generation, next_id)
@@ -114,14 +115,14 @@ class Generational:
 
     def _told(self, state: State, scored: list[Member]) -> State:
         generation = state.generation + 1
-        if state.generation < 0:
-            population, next_id = scored, max(m.id for m in scored) + 1
+        if state.generation < 0:  # the first population: its failed evaluations left out
+            population, next_id = viable(scored) or scored, max(m.id for m in scored) + 1
         else:
             offspring = [m for m in scored if m.born == generation]
             previous = [m for m in scored if m.born < generation] if self.context.reevaluate \
                 else state.populations[0]
             if restarting(state, self.settings.restart_after):  # the elite (as scored now) and the fresh
-                population = self.elite(previous) + offspring
+                population = self.elite(previous) + (viable(offspring) or offspring)
             else:
                 population = self.survivors(previous, offspring)
             next_id = state.next_id + len(offspring)

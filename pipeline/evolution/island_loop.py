@@ -182,7 +182,7 @@ class IslandLoop:
             for done, alive in zip(epoch, populations(home, epoch)):
                 for m in done.scored:
                     if m.fitness is None:  # members from a runner travel without their DEAP fitness
-                        m.fitness = self.objectives.fitness(m.columns)
+                        m.fitness = self.objectives.fitness(m.columns, m.error)
                 self.done.setdefault(done.generation, {})[island] = [done.scored, alive, done.failures, done.finished]
             last = epoch[-1].generation
             self.leaving[(island, last)] = self.done[last][island][1]
@@ -244,7 +244,7 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
     on the Ray actors of `evaluator` (with the spec's own modules, `code`)."""
     plan = Plan.of(spec)
     if evaluator.workers == 0:
-        backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives), plan,
+        backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives, spec.execution.on_error), plan,
                                             spec.generations)
     else:
         from ..evaluation.island_runner import RayIslands

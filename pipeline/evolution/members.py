@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from deap import base, creator
 
 from ..spec import RunSpec
 
-__all__ = ["Member", "Objectives", "jsonable", "scalar"]
+__all__ = ["Member", "Objectives", "jsonable", "scalar", "viable"]
 
 
 @dataclass
@@ -30,6 +31,17 @@ class Member:
     selected: bool = False  # alive after the generation it was (last) scored in
     island: int = 0
     order: int | None = None  # arrival order, for asynchronous algorithms
+    error: str | None = None  # why its evaluation failed (`Objectives.failure`, or what evaluate raised)
+
+    @property
+    def viable(self) -> bool:
+        """Scored: never a parent, survivor or hall-of-fame entry while viable members exist otherwise."""
+        return self.error is None
+
+
+def viable(members: list[Member]) -> list[Member]:
+    """The members whose evaluation did not fail."""
+    return [m for m in members if m.error is None]
 
 
 class Objectives:
@@ -63,13 +75,30 @@ class Objectives:
             return (float(sum(w * float(columns[n]) for n, w in self.weights.items())),)
         return tuple(float(columns[n]) for n in self.order)
 
-    def fitness(self, columns: dict[str, Any]) -> Any:
+    def fitness(self, columns: dict[str, Any], error: str | None = None) -> Any:
         """The DEAP fitness of these objective columns: what `fitness_class(values)` makes, its
         weighted values set directly (DEAP's creator and checks cost a steady-state driver on many
-        workers ~2 us an arrival)."""
+        workers ~2 us an arrival). A failed evaluation (`error`) gets DEAP's invalid fitness (no
+        values), which `selection.best_first` ranks after every valid one."""
         fit = object.__new__(self.fitness_class)
-        fit.wvalues = tuple(map(operator.mul, self.values(columns), self.fitness_class.weights))
+        fit.wvalues = () if error is not None else tuple(map(operator.mul, self.values(columns),
+                                                             self.fitness_class.weights))
         return fit
+
+    def failure(self, columns: dict[str, Any]) -> str | None:
+        """Why these objective values are a failed evaluation, in one line (None: viable): NaN, or
+        infinite in the objective's improving direction (infinite the other way is a legal worst)."""
+        values = [float(columns[name]) for name in self.names]
+        if all(map(math.isfinite, values)):
+            return None
+        for name, value in zip(self.names, values):
+            if math.isnan(value):
+                return f"{name} is NaN"
+            if math.isinf(value) and (value > 0) == (self.directions[name] > 0):
+                return f"{name} is {value}, infinite in its improving direction"
+        if self.mode == "weighted" and math.isnan(self.values(columns)[0]):
+            return "the weighted fitness is NaN (infinite objectives of opposite weights)"
+        return None
 
     def primary_value(self, member: Member) -> float:
         if self.primary == "fitness":
@@ -80,7 +109,9 @@ class Objectives:
         return a > b if self.maximise_primary else a < b
 
     def best_of(self, population: list[Member]) -> float:
-        """The population's best value of the primary objective (what stagnation follows)."""
+        """The population's best value of the primary objective (what stagnation follows), among
+        its viable members (all of them if none is)."""
+        population = viable(population) or population
         if self.mode == "pareto":  # no single best: follow the primary objective
             values = [self.primary_value(m) for m in population]
             return max(values) if self.maximise_primary else min(values)

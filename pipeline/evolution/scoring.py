@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluation import Evaluated, Evaluator
+from ..evaluation import ERROR, Evaluated, EvaluationError, Evaluator
 from .members import Member, Objectives, scalar
 from .noise import NoiseControl
 
@@ -18,10 +18,15 @@ __all__ = ["Scorer"]
 
 
 class Scorer:
-    def __init__(self, evaluator: Evaluator, noise: NoiseControl, objectives: Objectives) -> None:
+    """`on_error`: "skip" (a failed evaluation makes its member not viable, the run goes on) or
+    "fail" (the first one ends the run with `EvaluationError`)."""
+
+    def __init__(self, evaluator: Evaluator, noise: NoiseControl, objectives: Objectives,
+                 on_error: str = "skip") -> None:
         self.evaluator = evaluator
         self.noise = noise
         self.objectives = objectives
+        self.on_error = on_error
 
     def score(self, generation: int, members: list[Member], island: int | None = None) -> int:
         """Score `members` (a generation's batch, of one island for island runs); returns the
@@ -36,15 +41,39 @@ class Scorer:
         return self.evaluator.submit([m.genome for m in members], seeds, chunk_size=chunk_size)
 
     def apply(self, members: list[Member], result: Evaluated) -> None:
-        """Each member's columns (sampled counts pooled with earlier ones), timing, worker, fitness."""
+        """Each member's columns (sampled counts pooled with earlier ones), timing, worker, fitness;
+        and its error if its evaluation failed (raised, or values `Objectives.failure` refuses):
+        a member whose evaluate raised has None for every column."""
         columns = {name: _python_values(values) for name, values in result.columns.items()}
+        raised = columns.pop(ERROR, None) or [None] * len(members)
+        suspect = self._non_finite(result.columns, len(members))
         seconds, workers = _python_values(result.eval_seconds), _python_values(result.worker)
         for i, m in enumerate(members):
-            fresh = {name: values[i] for name, values in columns.items()}
-            m.columns = self.noise.pool(m.columns, fresh) if m.columns else fresh
+            if raised[i] is not None:
+                m.columns, m.error = dict.fromkeys(columns), raised[i]
+            else:
+                fresh = {name: values[i] for name, values in columns.items()}
+                m.columns = self.noise.pool(m.columns, fresh) if m.columns and m.error is None else fresh
+                m.error = self.objectives.failure(m.columns) if suspect[i] else None
             m.eval_seconds = float(seconds[i])
             m.worker = str(workers[i])
-            m.fitness = self.objectives.fitness(m.columns)
+            m.fitness = self.objectives.fitness(m.columns, m.error)
+            if m.error is not None and self.on_error == "fail":
+                raise EvaluationError(f"individual {m.id} (born in generation {m.born}): {m.error} "
+                                      '(execution.on_error = "fail"; "skip" goes on without it)')
+
+
+    def _non_finite(self, columns: dict[str, Any], n: int) -> list[bool]:
+        """Per member, whether an objective is not finite: only those are classified one by one
+        (`Objectives.failure`), so a batch without failures costs one vectorised check."""
+        suspect = np.zeros(n, dtype=bool)
+        for name in self.objectives.names:
+            values = columns.get(name)
+            try:
+                suspect |= ~np.isfinite(np.asarray(values, dtype=np.float64))
+            except (TypeError, ValueError):  # not plain numbers (None, objects): classify each member
+                return [True] * n
+        return suspect.tolist()
 
 
 def _python_values(values: Any) -> list[Any]:

@@ -5,7 +5,7 @@ wherever a worker is free; each result is inserted as it arrives. Insertion
 (Cantú-Paz's "replace worst"): a newcomer replaces the population's worst
 member if it is fitter, unless its genome is already in the population
 (with `distinct`). Until the population holds `size` members, arrivals
-just join it. The first `size` births are random genomes (generation 0).
+just join it. A failed evaluation never joins. The first `size` births are random genomes (generation 0).
 
 The log keeps generations: generation g is the g-th run of `offspring`
 arrivals after the first `size` (of every island's: `count` times those),
@@ -121,6 +121,8 @@ class SteadyState:
         book = self._book_of(told, island)
         self._books.pop(island, None)  # until `population` is final
         for m in scored:
+            if m.error is not None:  # a failed evaluation never joins: viable arrivals fill its place
+                continue
             key = self.context.kind.identity(m.genome)
             if len(population) < self.settings.size:
                 book.add(len(population), m, key)

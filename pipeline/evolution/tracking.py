@@ -10,12 +10,28 @@ from deap import tools
 from operators.selection import oldest_first_ranking
 
 from ..spec import RunSpec
-from .members import Member, Objectives
+from ..evaluation import EvaluationError
+from .members import Member, Objectives, viable
 from .state import State
 
-__all__ = ["HALL_OF_FAME_SIZE", "Tracker"]
+__all__ = ["HALL_OF_FAME_SIZE", "GenerationFailed", "Tracker", "check_some_viable"]
 
 HALL_OF_FAME_SIZE = 10
+
+
+class GenerationFailed(EvaluationError):
+    """Every evaluation of a generation failed: the task's `evaluate` is broken, not unlucky."""
+
+
+def check_some_viable(generation: int, scored: list[Member]) -> None:
+    """Raise `GenerationFailed` if `scored` evaluated members and none is viable (the migrants a
+    generation places are copies, not evaluations)."""
+    evaluated = [m for m in scored if m.origin != "migrant" or m.born < generation]
+    if evaluated and not viable(evaluated):
+        first = evaluated[0]
+        raise GenerationFailed(f"generation {generation}: all {len(evaluated)} evaluations failed (individual "
+                               f"{first.id}: {first.error}); a task failing for every genome is a bug in its "
+                               "evaluate, not bad luck")
 
 
 class Tracker:
@@ -26,7 +42,9 @@ class Tracker:
 
     def update(self, state: State, scored: list[Member]) -> State:
         """`state` (as the algorithm left it) with the bookkeeping of a generation that scored `scored`;
-        each scored member is marked `selected` if it is in the population now."""
+        each scored member is marked `selected` if it is in the population now. A generation whose
+        every evaluation failed stops the run (`GenerationFailed`)."""
+        check_some_viable(state.generation, scored)
         alive = {m.id for m in state.population}
         for m in scored:
             m.selected = m.id in alive
@@ -39,7 +57,7 @@ class Tracker:
                        best_so_far=best_so_far, stagnant=stagnant, evaluations=state.evaluations + len(scored))
 
     def _hall_of_fame(self, hall: list[Member], candidates: list[Member]) -> list[Member]:
-        pool = list({m.id: m for m in hall + candidates}.values())
+        pool = list({m.id: m for m in hall + viable(candidates)}.values())
         if self.objectives.mode == "pareto":
             front = tools.sortNondominated(pool, len(pool), first_front_only=True)[0]
             return sorted(front, key=lambda m: m.id)[: HALL_OF_FAME_SIZE * 10]

@@ -21,9 +21,9 @@ from deap import tools
 
 from operators.selection import oldest_first_ranking
 
-from ..evaluation import Evaluator
+from ..evaluation import ERROR, Evaluator
 from ..evolution.islands import Plan
-from ..evolution.members import Member, Objectives, jsonable, scalar
+from ..evolution.members import Member, Objectives, jsonable, scalar, viable
 from ..evolution.noise import NoiseControl
 from ..evolution.state import State
 from ..spec import RunSpec
@@ -34,7 +34,7 @@ __all__ = ["Recorder"]
 
 # Log columns that are not a task's objective columns (read back on resume).
 _LOG_COLUMNS = {"run_id", "generation", "id", "born", "parents", "origin", "genome", "selected", "fitness",
-                "eval_seconds", "worker", "island", "order"}
+                "eval_seconds", "worker", "island", "order", "viable", "error"}
 
 
 class Recorder:
@@ -54,7 +54,7 @@ class Recorder:
         """Commit generation `state.generation` (in the background); returns the state with its
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
         table to write, and waiting for the previous generation's files."""
-        row = self.schema.generation_row(state.generation, state.population, state.evaluations, failures)
+        row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         table = self.schema.individuals(state.generation, scored,
                                         islands=len(state.populations) > 1 or self.spec.islands is not None)
         self.flush()
@@ -109,9 +109,13 @@ class Recorder:
         result = evaluator.evaluate([m.genome for m in members], self.noise.hall_of_fame_seeds(len(members)),
                                     task_spec=self.noise.verdict_task_spec(self.spec.task_spec()))
         fresh = []
+        raised = result.columns.get(ERROR)
         for i, m in enumerate(members):
-            columns = {name: scalar(values[i]) for name, values in result.columns.items()}
-            fresh.append(replace(m, columns=columns, fitness=self.objectives.fitness(columns)))
+            columns = {name: scalar(values[i]) for name, values in result.columns.items() if name != ERROR}
+            error = raised[i] if raised is not None else None
+            error = error if error is not None else self.objectives.failure(columns)
+            if error is None:  # a verdict that fails leaves the entry out: its figures would be no verdict
+                fresh.append(replace(m, columns=columns, fitness=self.objectives.fitness(columns)))
         if self.objectives.mode == "pareto":  # the front as the fresh figures draw it
             fresh = sorted(tools.sortNondominated(fresh, len(fresh), first_front_only=True)[0], key=lambda m: m.id)
         else:
@@ -128,6 +132,7 @@ class Recorder:
         """The state a verified checkpoint names (see verify.py), members read back from the log."""
         generation = int(checkpoint["generation"])
         log = self.rundir.read_individuals(range(0, generation + 1))
+        self.schema.viability = "viable" in log.columns  # a run keeps the schema it started with
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
         pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)
@@ -162,9 +167,14 @@ class Recorder:
         m = Member(int(row["id"]), int(row.get("born", row["generation"])), self.schema.kind.from_record(row["genome"]),
                    [int(p) for p in row["parents"]], row["origin"], columns, float(row["eval_seconds"]),
                    row["worker"], selected=bool(row["selected"]), island=int(row.get("island", 0) or 0),
-                   order=_order(row.get("order")))
-        m.fitness = self.objectives.fitness(columns)
+                   order=_order(row.get("order")), error=_error(row.get("error")))
+        m.fitness = self.objectives.fitness(columns, m.error)
         return m
+
+
+def _error(value: Any) -> str | None:
+    """A row's error; None where it has none (viable, or a file written before the column)."""
+    return value if isinstance(value, str) else None
 
 
 def _order(value: Any) -> int | None:

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 from fitness.atomic import atomic_write_bytes
 
 from .lock import LOCK_NAME, RunLock
-from .reading import RunDirError, read_json, read_parquet, read_parquet_metadata
+from .reading import RunDirError, read_json, read_parquet, read_parquet_metadata, read_parquet_schema
 
 __all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error", "file_metadata",
            "package_versions", "read_json"]
@@ -327,11 +327,24 @@ class RunDir:
         self.write_best(best)
 
     def read_individuals(self, generations: range | None = None, columns: list[str] | None = None) -> pd.DataFrame:
-        """The individuals of `generations` (all: None), only `columns` if given."""
+        """The individuals of `generations` (all: None), only `columns` if given (those a file has:
+        files written before `viable` and `error` existed lack them, and such a row is viable)."""
         files = [f for g, f in self.generation_files().items() if generations is None or g in generations]
         if not files:
             return pd.DataFrame()
-        return pd.concat([read_parquet(f, columns).to_pandas() for f in files], ignore_index=True)
+        frame = pd.concat([read_parquet(f, _present(f, columns)).to_pandas() for f in files], ignore_index=True)
+        if "viable" in frame and frame["viable"].isna().any():  # an old run that failed after a resume
+            frame["viable"] = frame["viable"].astype(object).where(frame["viable"].notna(), True).astype(bool)
+        return frame
+
+
+def _present(path: Path, columns: list[str] | None) -> list[str] | None:
+    """Those of `columns` (all: None) that a generation's file has: files written before a
+    column existed lack it (a generation file is written once, so two opens see one version)."""
+    if columns is None:
+        return None
+    present = set(read_parquet_schema(path).names)
+    return [name for name in columns if name in present]
 
 
 class _CheckedLock(RunLock):

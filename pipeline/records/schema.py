@@ -17,7 +17,7 @@ from deap import tools
 from operators.kind import GenomeKind
 from operators.selection import oldest_first_ranking
 
-from ..evolution.members import Member, Objectives, jsonable
+from ..evolution.members import Member, Objectives, jsonable, viable
 
 __all__ = ["Schema", "exact_mean_std", "was_evaluated"]
 
@@ -40,10 +40,15 @@ def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
 
 
 class Schema:
-    def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives) -> None:
+    """`viability`: individuals files carry `viable` and `error` columns. A run started before
+    they existed keeps its files' schema on resume (so its log stays what an uninterrupted old
+    run wrote) until a generation has a failed evaluation; readers take a missing column as viable."""
+
+    def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives, viability: bool = True) -> None:
         self.run_id = run_id
         self.kind = kind
         self.objectives = objectives
+        self.viability = viability
 
     def generation_row(self, generation: int, population: list[Member], evaluations: int,
                        failures: int) -> dict[str, Any]:
@@ -75,9 +80,15 @@ class Schema:
         if any(m.order is not None for m in members):  # arrivals of an asynchronous run (not its migrants)
             columns["order"] = pa.array([m.order for m in members], pa.int64())
         if self.objectives.mode == "weighted":
-            columns["fitness"] = pa.array([m.fitness.values[0] for m in members], pa.float64())
-        for name in members[0].columns:
-            columns[name] = pa.array([m.columns[name] for m in members])
+            columns["fitness"] = pa.array([m.fitness.values[0] if m.fitness.valid else None for m in members],
+                                          pa.float64())
+        failed = any(m.error is not None for m in members)
+        names = dict.fromkeys(n for m in members for n in m.columns) if failed else members[0].columns
+        for name in names:  # a member whose evaluate raised: nulls
+            columns[name] = pa.array([m.columns.get(name) for m in members])
+        if self.viability or failed:
+            columns["viable"] = pa.array([m.error is None for m in members], pa.bool_())
+            columns["error"] = pa.array([m.error for m in members], pa.string())
         columns["eval_seconds"] = pa.array([m.eval_seconds for m in members], pa.float64())
         columns["worker"] = pa.array([m.worker for m in members], pa.string())
         return pa.table(columns)
@@ -85,10 +96,11 @@ class Schema:
     def ranks(self, population: list[Member]) -> list[int]:
         """Each member's rank, 0 = best: by fitness, ties to the older (first born), or for
         Pareto runs the non-dominated front it is on (0 = the first front)."""
-        if self.objectives.mode == "pareto":
-            fronts = tools.sortNondominated(population, len(population))
+        if self.objectives.mode == "pareto":  # failed evaluations: on a front after every other
+            valid = viable(population)
+            fronts = tools.sortNondominated(valid, len(valid))
             front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
-            return [front_of[id(m)] for m in population]
+            return [front_of.get(id(m), len(fronts)) for m in population]
         position = {id(m): i for i, m in enumerate(population)}
         ranks = [0] * len(population)
         for rank, m in enumerate(oldest_first_ranking(population)):

@@ -210,7 +210,7 @@ def test_replace_worst_with_a_heap_is_the_pass_over_the_population(arrivals, siz
         spec = NS(population=NS(size=size, distinct=distinct), islands=None)
         return SteadyState(NS(spec=spec, kind=NS(identity=lambda genome: genome), reevaluate=False))
 
-    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b))[:objectives]), island=0)
+    members = [NS(id=i, genome=g, fitness=NS(wvalues=(float(a), -float(b))[:objectives]), island=0, error=None)
                for i, (a, b, g) in enumerate(arrivals)]
     steady, state, expected = algorithm(), State(), []
     for call, cut in enumerate(cuts + [len(members)]):
