@@ -172,7 +172,7 @@ class Run:
 
     @property
     def spec(self) -> RunSpec:
-        return parse_spec(self.meta["spec"], str(self._dir.run_json), resolved=True)
+        return parse_spec(self.meta["spec"], str(self._dir.run_json), resolved=True, recorded=True)
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r}, run_id={self.run_id!r}, status={self.status!r})"

@@ -162,7 +162,8 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
         raise FileNotFoundError(f"{rundir.path}: no such run directory")
     with rundir.lock() as lock:
         meta = rundir.read_run()
-        spec = parse_spec(apply_overrides(meta["spec"], overrides or {}), str(rundir.run_json), resolved=True)
+        spec = parse_spec(apply_overrides(meta["spec"], overrides or {}), str(rundir.run_json),
+                          resolved=True, recorded=True)
         rundir.identity = _identity(spec)
         rundir.versions = package_versions()
         check_identity(meta, spec, rundir.identity["run_id"], str(rundir.run_json))
