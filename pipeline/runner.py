@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from .evaluation import ClusterLost, make_evaluator
 from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
@@ -18,8 +18,8 @@ from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identit
 from .spec import RunSpec, apply_overrides, parse_spec
 from .spec_islands import on_runners
 
-__all__ = ["RunExists", "check_generations", "failure_reason", "hands_over", "start_run", "resume_run",
-           "output_dir"]
+__all__ = ["RunExists", "check_generations", "failure_reason", "fit_recorded", "fit_spec", "hands_over", "start_run",
+           "resume_run", "output_dir"]
 
 
 class RunExists(ValueError):
@@ -60,6 +60,38 @@ class _Prepared:
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
                                         stealing=spec.execution.steal and self.runners)
+
+
+def _fit(execution: Mapping[str, Any], algorithm: Any, islands: Any) -> tuple[Any, str | None]:
+    """`capacity.fit_workers` for a spec's execution section; island runners (and their
+    dispatcher) are actors too."""
+    from .evaluation.capacity import fit_workers
+
+    runners = on_runners(algorithm, islands)
+    count = islands.get("count", 1) if isinstance(islands, Mapping) else getattr(islands, "count", 1)
+    return fit_workers(execution.get("workers", 2), execution.get("address"), count + 1 if runners else 0)
+
+
+def fit_spec(spec: RunSpec) -> tuple[RunSpec, str | None]:
+    """`spec` with no more workers than an embedded Ray on this machine holds, and the line that
+    says so (None: unchanged). Called once, before the start line, so both say the same number."""
+    workers, note = _fit(spec.execution.model_dump(), spec.population.algorithm, spec.islands)
+    if note is None:
+        return spec, None
+    return spec.model_copy(update={"execution": spec.execution.model_copy(update={"workers": workers})}), note
+
+
+def fit_recorded(spec: Mapping[str, Any], overrides: dict[str, Any]) -> str | None:
+    """`fit_spec` for a resume: `spec` as run.json holds it with `overrides` applied; a cap is
+    set in `overrides` (and in `spec`'s execution section) and said."""
+    def section(name: str) -> dict[str, Any]:
+        return spec.get(name) if isinstance(spec.get(name), dict) else {}
+
+    workers, note = _fit(section("execution"), section("population").get("algorithm"), spec.get("islands"))
+    if note is not None:
+        overrides["execution.workers"] = workers
+        section("execution")["workers"] = workers
+    return note
 
 
 def hands_over(handover: bool, runners: bool) -> bool:

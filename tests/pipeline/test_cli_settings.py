@@ -61,3 +61,98 @@ def test_a_run_started_with_the_combination_resumes_as_it_began(monkeypatch):
     assert any("goes on as it began" in note and "lexicographically" in note for note in notes), notes
     recorded["population"]["algorithm"] = "nsga2"
     assert not any("lexicographically" in note for note in resume_notes(recorded))
+
+
+# --- more workers than an embedded Ray on this machine holds -------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pipeline.evaluation import capacity  # noqa: E402
+
+GIB = 2**30
+TABLE = str(ROOT / "runs" / "nim-table.toml")
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """A machine with 4 GiB available that would start its own Ray (whatever this test session runs)."""
+    monkeypatch.setattr(capacity, "available_memory", lambda: 4 * GIB)
+    monkeypatch.setattr(capacity, "_starts_embedded_ray", lambda address: address is None)
+    return capacity.embedded_actor_limit(4 * GIB)
+
+
+def test_the_limit_follows_available_memory():
+    assert capacity.embedded_actor_limit(4 * GIB) == int((4 * GIB * 0.8 - GIB) // capacity.ACTOR_BYTES) == 12
+    assert capacity.embedded_actor_limit(GIB // 2) == 1  # always one actor
+    assert capacity.embedded_actor_limit(23 * GIB) > capacity.embedded_actor_limit(12 * GIB) > 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(workers=st.integers(1, 1024), others=st.integers(0, 40), gib=st.floats(0.1, 512))
+def test_fitted_workers_never_exceed_the_machine_and_never_shrink_what_fits(workers, others, gib):
+    available = int(gib * GIB)
+    limit = capacity.embedded_actor_limit(available)
+    fitted, note = capacity.fit_workers(workers, None, others, available=available)
+    if workers <= max(1, limit - others):
+        assert (fitted, note) == (workers, None)
+    else:
+        assert fitted == max(1, limit - others) < workers and note is not None
+        assert f"execution.workers = {workers}:" in note and f"runs {fitted}" in note and "\n" not in note
+
+
+def test_a_cluster_and_in_process_keep_any_number(small_machine):
+    assert capacity.fit_workers(1000, "127.0.0.1:6379") == (1000, None)
+    assert capacity.fit_workers(1000, "auto") == (1000, None)
+    assert capacity.fit_workers(0, None) == (0, None)
+    assert capacity.fit_workers(small_machine, None) == (small_machine, None)
+
+
+def test_a_ray_this_process_already_joined_keeps_any_number(monkeypatch):
+    import sys
+    import types
+
+    monkeypatch.setattr(capacity, "available_memory", lambda: 4 * GIB)
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: True))
+    assert capacity.fit_workers(1000, None) == (1000, None)
+
+
+def test_auto_is_capped_only_where_the_cpus_outnumber_what_memory_holds(small_machine, monkeypatch):
+    monkeypatch.setattr(capacity.os, "cpu_count", lambda: 2)
+    assert capacity.fit_workers("auto", None) == ("auto", None)
+    monkeypatch.setattr(capacity.os, "cpu_count", lambda: 64)
+    fitted, note = capacity.fit_workers("auto", None)
+    assert fitted == small_machine and "execution.workers = 'auto' (64 CPUs)" in note
+
+
+def test_evo_run_caps_the_workers_in_one_line_on_stderr(tmp_path, monkeypatch, capsys, small_machine):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "run"
+    assert main(["run", TABLE, "--workers", "1000", "--generations", "0", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evo run: execution.workers = 1000: this machine holds about "
+                                                   f"{small_machine} Ray actors"), lines
+    assert f"{small_machine} Ray workers" in captured.out.splitlines()[0]  # the start line says the same
+    assert json.loads((out / "run.json").read_text())["spec"]["execution"]["workers"] == small_machine
+
+
+def test_evo_resume_caps_the_workers_too(tmp_path, monkeypatch, capsys, small_machine):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "run"
+    assert main(["run", TABLE, "--workers", "0", "--generations", "0", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["resume", str(out), "--workers", "1000", "--generations", "1"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("evo resume: execution.workers = 1000"), err
+    assert json.loads((out / "run.json").read_text())["spec"]["execution"]["workers"] == small_machine
+
+
+def test_the_python_api_warns_and_caps(tmp_path, monkeypatch, small_machine):
+    import pipeline
+    from pipeline.spec_notes import RunNote
+
+    monkeypatch.chdir(ROOT)
+    with pytest.warns(RunNote, match="execution.workers = 1000: this machine holds about"):
+        run = pipeline.run(TABLE, workers=1000, generations=0, out=str(tmp_path / "run"))
+    assert run.spec.execution.workers == small_machine
