@@ -18,12 +18,18 @@ from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identit
 from .spec import RunSpec, apply_overrides, parse_spec
 from .spec_islands import on_runners
 
-__all__ = ["RunExists", "check_generations", "failure_reason", "fit_recorded", "fit_spec", "hands_over", "start_run",
+__all__ = ["RunExists", "RunStopped", "check_generations", "failure_reason", "fit_recorded", "fit_spec", "hands_over", "start_run",
            "resume_run", "output_dir"]
 
 
 class RunExists(ValueError):
     """`evo run` into a directory that already holds a run (use --force or resume)."""
+
+
+class RunStopped(RuntimeError):
+    """A `SystemExit` under a running run: Ray's core ends a driver's wait with SystemExit(0)
+    when Ray is stopped under it, which would otherwise end `evo` with exit code 0. The run
+    failed: said in one line, with how to go on."""
 
 
 def output_dir(spec: RunSpec) -> Path:
@@ -238,6 +244,10 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
     except KeyboardInterrupt:
         _record_stop(rundir, lock, status="interrupted", stopped=_now())
         raise
+    except SystemExit as exit_:  # not a success, whatever its code: named, recorded, raised as an error
+        stopped = _stopped(exit_, prepared.evaluator, rundir)
+        _record_stop(rundir, lock, status="failed", error=failure_reason(stopped), stopped=_now())
+        raise stopped from None
     except ClusterLost as lost:  # said with the last committed generation and how to resume
         lost = lost.after(max(rundir.generation_files(), default=None), str(rundir.path))
         _record_stop(rundir, lock, status="failed", error=failure_reason(lost), stopped=_now())
@@ -247,6 +257,16 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
         raise
     rundir.update_run(status="finished", stop_reason=reason, finished=_now())
     return rundir.path
+
+
+def _stopped(exit_: SystemExit, evaluator: Any, rundir: RunDir) -> RunStopped:
+    """What raised `exit_` under the run (Ray stopping, if the run was on Ray actors) and how to go on."""
+    last = max(rundir.generation_files(), default=None)
+    done = f"after generation {last}" if last is not None else "before generation 0 was done"
+    on_ray = getattr(evaluator, "workers", 0) != 0 and getattr(evaluator, "handed_over", True)
+    cause = "Ray stopped under the run" if on_ray else f"sys.exit({exit_.code!r}) was called during the run"
+    return RunStopped(f"{cause} {done} (SystemExit: {exit_.code}); its status is failed; "
+                      f"`evo resume {rundir.path}` continues it")
 
 
 def _record_stop(rundir: RunDir, lock: RunLock, **changes: Any) -> None:

@@ -156,3 +156,71 @@ def test_the_python_api_warns_and_caps(tmp_path, monkeypatch, small_machine):
     with pytest.warns(RunNote, match="execution.workers = 1000: this machine holds about"):
         run = pipeline.run(TABLE, workers=1000, generations=0, out=str(tmp_path / "run"))
     assert run.spec.execution.workers == small_machine
+
+
+# --- a run that something stops from under it --------------------------------------------------
+
+from pipeline.evaluation.local import LocalEvaluator  # noqa: E402
+
+
+class _StoppedUnder(LocalEvaluator):
+    """Scores in-process, but its third wait ends in SystemExit(0), as a Ray pool's `ray.wait` does
+    in the driver once Ray is stopped under it (Ray's core raises it there); `workers` says where
+    the run thinks it evaluates."""
+
+    def __init__(self, task_spec: dict, workers: int) -> None:
+        super().__init__(task_spec)
+        self.workers, self.waits = workers, 0
+
+    def wait(self, tickets, every=False, timeout=None):
+        self.waits += 1
+        if self.waits == 3:
+            raise SystemExit(0)
+        return super().wait(tickets, every, timeout)
+
+
+def _stopped_under(monkeypatch, workers: int) -> None:
+    import pipeline.runner
+
+    monkeypatch.setattr(pipeline.runner, "make_evaluator",
+                        lambda task_spec, **_: _StoppedUnder(task_spec, workers))
+
+
+def test_ray_stopped_under_a_run_fails_it_with_one_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    """Simulated at the evaluator's wait (where Ray raises it), not with a real Ray stopped."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "run"
+    _stopped_under(monkeypatch, workers=2)
+    assert main(["run", TABLE, "--workers", "2", "--generations", "4", "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("evo run: Ray stopped under the run after generation 1 "
+                                               "(SystemExit: 0)"), err
+    assert f"evo resume {out}" in err[0]
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "failed" and meta["error"].startswith("RunStopped: Ray stopped under the run")
+    monkeypatch.undo()
+    monkeypatch.chdir(ROOT)
+    assert main(["resume", str(out), "--workers", "0"]) == 0  # resumable
+    assert json.loads((out / "run.json").read_text())["status"] == "finished"
+
+
+def test_sys_exit_in_process_is_named_as_such(tmp_path, monkeypatch, capsys):
+    import pipeline
+    from pipeline.runner import RunStopped
+
+    monkeypatch.chdir(ROOT)
+    _stopped_under(monkeypatch, workers=0)
+    with pytest.raises(RunStopped, match=r"sys.exit\(0\) was called during the run after generation 1"):
+        pipeline.run(TABLE, workers=0, generations=4, out=str(tmp_path / "run"))
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["status"] == "failed"
+
+
+def test_a_command_ending_in_system_exit_0_exits_1(monkeypatch, capsys):
+    from pipeline.commands import report
+
+    def exits(args):
+        raise SystemExit(0)
+
+    monkeypatch.setattr(report, "run", exits)
+    assert main(["report", "anywhere"]) == 1
+    assert capsys.readouterr().err.strip() == "evo report: error: stopped by SystemExit: 0"
