@@ -1,12 +1,18 @@
 """Settings that would be silently wrong are answered in one line (issue 40, item 4):
-`objectives.mode = "pareto"` with an algorithm whose survival is lexicographic."""
+`objectives.mode = "pareto"` with an algorithm whose survival is lexicographic (refused,
+exit 2), more workers than an embedded Ray on this machine holds (capped, said), and a run
+stopped from under it (failed, exit 1)."""
 
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.cli import main
+from pipeline.evaluation import capacity
+from pipeline.evaluation.local import LocalEvaluator
 from pipeline.spec import SpecError, load_spec, parse_spec
 from pipeline.spec_notes import resume_notes
 
@@ -64,11 +70,6 @@ def test_a_run_started_with_the_combination_resumes_as_it_began(monkeypatch):
 
 
 # --- more workers than an embedded Ray on this machine holds -------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from pipeline.evaluation import capacity  # noqa: E402
 
 GIB = 2**30
 TABLE = str(ROOT / "runs" / "nim-table.toml")
@@ -159,9 +160,6 @@ def test_the_python_api_warns_and_caps(tmp_path, monkeypatch, small_machine):
 
 
 # --- a run that something stops from under it --------------------------------------------------
-
-from pipeline.evaluation.local import LocalEvaluator  # noqa: E402
-
 
 class _StoppedUnder(LocalEvaluator):
     """Scores in-process, but its third wait ends in SystemExit(0), as a Ray pool's `ray.wait` does
