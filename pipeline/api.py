@@ -69,11 +69,12 @@ def run(spec: str | Path | Mapping[str, Any] | RunSpec, *, on_generation: OnGene
     `progress=True` shows the CLI's progress bar.
     """
     from .outputs import check_run_dir
-    from .runner import output_dir, start_run
+    from .runner import fit_spec, output_dir, start_run
 
     resolved = _as_spec(spec, overrides)
     check_run_dir(output_dir(resolved), "; give out= a new path or a run directory")
-    for note in run_notes(resolved):
+    resolved, capped = fit_spec(resolved)
+    for note in ([capped] if capped else []) + run_notes(resolved):
         warnings.warn(note, RunNote, stacklevel=2)
     with _callbacks(on_generation, progress) as (callback, on_start):
         path = start_run(resolved, force=force, on_generation=callback, on_start=on_start)
@@ -86,7 +87,7 @@ def resume(path: str | Path, *, on_generation: OnGeneration | None = None, progr
     from .runner import resume_run
 
     overrides = {"generations": generations, "execution.workers": workers, "execution.address": address}
-    for note in _resume_notes(path, overrides):
+    for note in _resume_notes(path, overrides):  # a cap on the workers sets it in `overrides`
         warnings.warn(note, RunNote, stacklevel=2)
 
     def repaired(text: str) -> None:
@@ -98,12 +99,16 @@ def resume(path: str | Path, *, on_generation: OnGeneration | None = None, progr
 
 
 def _resume_notes(path: str | Path, overrides: Mapping[str, Any]) -> list[str]:
-    """`resume_notes` of the run at `path`; none if its run.json cannot be read, since
-    `resume_run` then refuses with the reason."""
+    """`resume_notes` of the run at `path`, after `fit_recorded` (which may set a cap in
+    `overrides`); none if its run.json cannot be read, since `resume_run` then refuses with the reason."""
+    from .runner import fit_recorded
+
     try:
-        return resume_notes(apply_overrides(RunDir(path).read_run()["spec"], dict(overrides)))
+        spec = apply_overrides(RunDir(path).read_run()["spec"], dict(overrides))
     except (OSError, ValueError):
         return []
+    capped = fit_recorded(spec, overrides)
+    return ([capped] if capped else []) + resume_notes(spec)
 
 
 @contextlib.contextmanager
@@ -182,7 +187,7 @@ class Run:
 
     @property
     def spec(self) -> RunSpec:
-        return parse_spec(self.meta["spec"], str(self._dir.run_json), resolved=True)
+        return parse_spec(self.meta["spec"], str(self._dir.run_json), resolved=True, recorded=True)
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r}, run_id={self.run_id!r}, status={self.status!r})"

@@ -75,12 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"evo {args.command}: interrupted", file=sys.stderr)
         return 130
+    except SystemExit as exc:  # a command never exits 0 this way: something stopped it (runner.RunStopped)
+        if exc.code not in (0, None):
+            raise
+        print(f"evo {args.command}: error: stopped by SystemExit: {exc.code}", file=sys.stderr)
+        return 1
     except Exception as exc:  # anything else: still one line; EVO_DEBUG=1 shows the traceback
         if os.environ.get("EVO_DEBUG"):
             raise
-        from .runner import failure_reason
+        from .runner import RunStopped, failure_reason
 
-        print(f"evo {args.command}: error: {failure_reason(exc)} (EVO_DEBUG=1 for the traceback)", file=sys.stderr)
+        said = str(exc) if isinstance(exc, RunStopped) else f"error: {failure_reason(exc)} (EVO_DEBUG=1 for the traceback)"
+        print(f"evo {args.command}: {said}", file=sys.stderr)
         return 1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from .evaluation import ClusterLost, make_evaluator
 from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
@@ -18,12 +18,18 @@ from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identit
 from .spec import RunSpec, apply_overrides, parse_spec
 from .spec_islands import on_runners
 
-__all__ = ["RunExists", "check_generations", "failure_reason", "hands_over", "start_run", "resume_run",
-           "output_dir"]
+__all__ = ["RunExists", "RunStopped", "check_generations", "failure_reason", "fit_recorded", "fit_spec", "hands_over", "start_run",
+           "resume_run", "output_dir"]
 
 
 class RunExists(ValueError):
     """`evo run` into a directory that already holds a run (use --force or resume)."""
+
+
+class RunStopped(RuntimeError):
+    """A `SystemExit` under a running run: Ray's core ends a driver's wait with SystemExit(0)
+    when Ray is stopped under it, which would otherwise end `evo` with exit code 0. The run
+    failed: said in one line, with how to go on."""
 
 
 def output_dir(spec: RunSpec) -> Path:
@@ -61,6 +67,38 @@ class _Prepared:
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
                                         stealing=spec.execution.steal and self.runners,
                                         eval_timeout=spec.execution.eval_timeout)
+
+
+def _fit(execution: Mapping[str, Any], algorithm: Any, islands: Any) -> tuple[Any, str | None]:
+    """`capacity.fit_workers` for a spec's execution section; island runners (and their
+    dispatcher) are actors too."""
+    from .evaluation.capacity import fit_workers
+
+    runners = on_runners(algorithm, islands)
+    count = islands.get("count", 1) if isinstance(islands, Mapping) else getattr(islands, "count", 1)
+    return fit_workers(execution.get("workers", 2), execution.get("address"), count + 1 if runners else 0)
+
+
+def fit_spec(spec: RunSpec) -> tuple[RunSpec, str | None]:
+    """`spec` with no more workers than an embedded Ray on this machine holds, and the line that
+    says so (None: unchanged). Called once, before the start line, so both say the same number."""
+    workers, note = _fit(spec.execution.model_dump(), spec.population.algorithm, spec.islands)
+    if note is None:
+        return spec, None
+    return spec.model_copy(update={"execution": spec.execution.model_copy(update={"workers": workers})}), note
+
+
+def fit_recorded(spec: Mapping[str, Any], overrides: dict[str, Any]) -> str | None:
+    """`fit_spec` for a resume: `spec` as run.json holds it with `overrides` applied; a cap is
+    set in `overrides` (and in `spec`'s execution section) and said."""
+    def section(name: str) -> dict[str, Any]:
+        return spec.get(name) if isinstance(spec.get(name), dict) else {}
+
+    workers, note = _fit(section("execution"), section("population").get("algorithm"), spec.get("islands"))
+    if note is not None:
+        overrides["execution.workers"] = workers
+        section("execution")["workers"] = workers
+    return note
 
 
 def hands_over(handover: bool, runners: bool) -> bool:
@@ -163,7 +201,8 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
         raise FileNotFoundError(f"{rundir.path}: no such run directory")
     with rundir.lock() as lock:
         meta = rundir.read_run()
-        spec = parse_spec(apply_overrides(meta["spec"], overrides or {}), str(rundir.run_json), resolved=True)
+        spec = parse_spec(apply_overrides(meta["spec"], overrides or {}), str(rundir.run_json),
+                          resolved=True, recorded=True)
         rundir.identity = _identity(spec)
         rundir.versions = package_versions()
         check_identity(meta, spec, rundir.identity["run_id"], str(rundir.run_json))
@@ -206,6 +245,10 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
     except KeyboardInterrupt:
         _record_stop(rundir, lock, status="interrupted", stopped=_now())
         raise
+    except SystemExit as exit_:  # not a success, whatever its code: named, recorded, raised as an error
+        stopped = _stopped(exit_, prepared.evaluator, rundir)
+        _record_stop(rundir, lock, status="failed", error=failure_reason(stopped), stopped=_now())
+        raise stopped from None
     except ClusterLost as lost:  # said with the last committed generation and how to resume
         lost = lost.after(max(rundir.generation_files(), default=None), str(rundir.path))
         _record_stop(rundir, lock, status="failed", error=failure_reason(lost), stopped=_now())
@@ -215,6 +258,16 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
         raise
     rundir.update_run(status="finished", stop_reason=reason, finished=_now())
     return rundir.path
+
+
+def _stopped(exit_: SystemExit, evaluator: Any, rundir: RunDir) -> RunStopped:
+    """What raised `exit_` under the run (Ray stopping, if the run was on Ray actors) and how to go on."""
+    last = max(rundir.generation_files(), default=None)
+    done = f"after generation {last}" if last is not None else "before generation 0 was done"
+    on_ray = getattr(evaluator, "workers", 0) != 0 and getattr(evaluator, "handed_over", True)
+    cause = "Ray stopped under the run" if on_ray else f"sys.exit({exit_.code!r}) was called during the run"
+    return RunStopped(f"{cause} {done} (SystemExit: {exit_.code}); its status is failed; "
+                      f"`evo resume {rundir.path}` continues it")
 
 
 def _record_stop(rundir: RunDir, lock: RunLock, **changes: Any) -> None:

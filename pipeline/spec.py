@@ -320,11 +320,15 @@ class RunSpec(_Strict):
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 
-def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False) -> RunSpec:
+def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False,
+               recorded: bool = False) -> RunSpec:
     """Validate a spec already read as a dict (field errors become `SpecError`).
 
     `resolved`: `data` is a spec as run.json records it, every key spelled out,
-    so keys are not checked against the genome kind (they were at the start)."""
+    so keys are not checked against the genome kind (they were at the start).
+    `recorded`: `data` is the spec of a run already started (run.json), which
+    goes on as it began even where a new run would now be refused
+    (`spec_checks.pareto_survival`)."""
     try:
         spec = RunSpec.model_validate(data)
     except ValidationError as exc:
@@ -338,7 +342,7 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
             raise SpecError(f"{source}: execution.code_dir: no such folder {spec.execution.code_dir!r}")
     if not resolved:
         check_keys_apply(data, spec, source)
-    check_semantics(spec, source)
+    check_semantics(spec, source, recorded)
     return spec
 
 

@@ -13,12 +13,15 @@ if TYPE_CHECKING:
 from .spec_errors import SpecError
 from .spec_islands import on_runners
 
-__all__ = ["check_keys_apply", "check_semantics"]
+__all__ = ["LEXICOGRAPHIC_ALGORITHMS", "check_keys_apply", "check_semantics", "pareto_survival"]
 
 # Genome keys that mean something for each kind (the rest would be ignored).
 GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agent"),
                "table": ("kind", "columns", "feature"), "expression": ("kind", "primitives", "distinct_by")}
 USER_KIND_KEYS = ("kind", "options")
+# Built-in algorithms whose selection compares fitness tuples in order: with objectives.mode =
+# "pareto" their survivors would be chosen lexicographically, not by Pareto dominance.
+LEXICOGRAPHIC_ALGORITHMS = ("mu+lambda", "mu,lambda", "steady-state")
 
 
 def check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
@@ -32,8 +35,19 @@ def check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
 
 
 
-def check_semantics(spec: RunSpec, source: str) -> None:
-    """What pydantic cannot know: board validity, agent names, files, objective names."""
+def pareto_survival(mode: str, algorithm: str) -> str | None:
+    """Why `objectives.mode = "pareto"` would not mean Pareto with this algorithm; None if it does
+    (nsga2) or may (a plug-in algorithm reads the mode itself)."""
+    if mode != "pareto" or algorithm not in LEXICOGRAPHIC_ALGORITHMS:
+        return None
+    return (f"objectives.mode: 'pareto' is not Pareto with population.algorithm = {algorithm!r}: its survivors "
+            f"are chosen lexicographically (the first objective first); use population.algorithm = "
+            f"'nsga2' for Pareto survival, or objectives.mode = 'lexicographic' to keep {algorithm}")
+
+
+def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
+    """What pydantic cannot know: board validity, agent names, files, objective names, an
+    objectives mode the algorithm honours (`recorded`: a run already started goes on as it began)."""
     from fitness.tasks import build_task
 
     if spec.problem == "nim":
@@ -79,6 +93,9 @@ def check_semantics(spec: RunSpec, source: str) -> None:
                         "(their chunks go through a shared dispatcher); use workers = 0, or no [islands]")
     if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
         raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
+    refused = pareto_survival(spec.objectives.mode, spec.population.algorithm)
+    if refused and not recorded:
+        raise SpecError(f"{source}: {refused}")
     check_algorithm(spec, task, kind, source)
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .spec import DEFAULT_IN_FLIGHT
+from .spec_checks import pareto_survival
 from .spec_islands import GENERATIONAL_ALGORITHMS, on_runners
 
 if TYPE_CHECKING:
     from .spec import RunSpec
 
-__all__ = ["RunNote", "resume_notes", "run_notes", "unused_in_flight_note", "unused_steal_note",
-           "zero_generations_note"]
+__all__ = ["RunNote", "lexicographic_pareto_note", "resume_notes", "run_notes", "unused_in_flight_note",
+           "unused_steal_note", "zero_generations_note"]
 
 
 class RunNote(UserWarning):
@@ -54,6 +55,15 @@ def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str |
             f"an asynchronous algorithm (steady-state or your own) on Ray workers; {why}")
 
 
+def lexicographic_pareto_note(mode: Any, algorithm: Any) -> str | None:
+    """A run started before `objectives.mode = "pareto"` was refused with a lexicographic algorithm
+    (`spec_checks.pareto_survival`) resumes as it began: said, since "pareto" is not what it does."""
+    if not isinstance(mode, str) or not isinstance(algorithm, str) or not pareto_survival(mode, algorithm):
+        return None
+    return (f"objectives.mode = 'pareto' with population.algorithm = {algorithm!r}: this run goes on as it began, its "
+            f"survivors chosen lexicographically (a new run with these settings is refused; nsga2 is Pareto)")
+
+
 def run_notes(spec: RunSpec) -> list[str]:
     """The notes for a new run of a validated `RunSpec`."""
     runners = on_runners(spec.population.algorithm, spec.islands)
@@ -72,5 +82,6 @@ def resume_notes(spec: Mapping[str, Any]) -> list[str]:
 
     algorithm = section("population").get("algorithm", "mu+lambda")
     notes = [unused_steal_note(section("execution"), on_runners(algorithm, spec.get("islands"))),
-             unused_in_flight_note(section("execution"), algorithm)]
+             unused_in_flight_note(section("execution"), algorithm),
+             lexicographic_pareto_note(section("objectives").get("mode"), algorithm)]
     return [note for note in notes if note]

@@ -31,7 +31,7 @@ def run(args) -> int:
 
     from ..outputs import check_run_dir
     from ..records.rundir import RunDir
-    from ..runner import check_generations, resume_run
+    from ..runner import check_generations, fit_recorded, resume_run
     from ..spec import apply_overrides
     from ..spec_islands import on_runners
     from .run import show_run
@@ -58,6 +58,9 @@ def run(args) -> int:
         overrides.update({"generations": None, "stop.target": None, "stop.stagnation": None})
         return tell_finished(resume, rundir.path, finished)
     check_generations(rundir.path, meta, args.generations, last)  # before the start line
+    capped = fit_recorded(spec, overrides)
+    if capped:
+        print(f"evo resume: {capped}", file=sys.stderr)
     population = spec.get("population") if isinstance(spec.get("population"), dict) else {}
     runners = on_runners(population.get("algorithm"), spec.get("islands"))
     return show_run(spec.get("name", "run"), rundir.path, spec.get("seed", 0), execution_plan(execution, runners),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import tomllib
 from typing import Any
 
@@ -96,11 +97,14 @@ def run(args) -> int:
 
 def execute(spec, force: bool = False) -> int:
     from ..outputs import check_run_dir
-    from ..runner import output_dir, start_run
+    from ..runner import fit_spec, output_dir, start_run
     from ..spec_islands import on_runners
 
     target = output_dir(spec)
     check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
+    spec, capped = fit_spec(spec)
+    if capped:
+        print(f"evo run: {capped}", file=sys.stderr)
     execution, runners = spec.execution.model_dump(), on_runners(spec.population.algorithm, spec.islands)
     return show_run(spec.name, target, spec.seed, execution_plan(execution, runners),
                     lambda on_generation, on_start: start_run(spec, force, on_generation, on_start),
