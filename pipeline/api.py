@@ -198,7 +198,10 @@ class Run:
         survivors re-scored under sampled fitness; `born` says when each was made). `viable` is
         False where the evaluation failed (`error` says why); runs written before those columns
         existed get them here (every row viable)."""
-        frame = self._dir.read_individuals(self._dir.published(), columns=columns)
+        return self._scored(self._dir.published(), columns)
+
+    def _scored(self, generations: range, columns: list[str] | None = None) -> pd.DataFrame:
+        frame = self._dir.read_individuals(generations, columns=columns)
         for name, missing in (("viable", True), ("error", None)):
             if name not in frame and (columns is None or name in columns) and not frame.empty:
                 frame[name] = missing
@@ -226,7 +229,7 @@ class Run:
         have each member's `island`, so `groupby(["generation", "island"])` gives each island's)."""
         published = self._dir.published()
         ranks = self._membership(published)
-        scored = self._dir.read_individuals(published)
+        scored = self._scored(published)
         if ranks.empty or scored.empty:
             return pd.DataFrame()
         scored = scored.drop(columns=["run_id"]).rename(columns={"generation": "evaluated"})
