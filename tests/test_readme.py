@@ -150,6 +150,21 @@ def test_readme_is_a_front_door():
         assert (ROOT / target).exists(), target
 
 
+def test_examples_readme_lists_every_example():
+    """Issue 44: examples/README.md had left out restarts/."""
+    listed = (ROOT / "examples" / "README.md").read_text()
+    for example in sorted(p.name for p in (ROOT / "examples").iterdir() if p.is_dir() and p.name != "__pycache__"):
+        assert f"| `{example}/` |" in listed, example
+
+
+def test_cross_references_are_links():
+    """Issue 44: "see 'Islands' above" pointed below. A page names another part as a link,
+    which `mkdocs build --strict` checks, never by "above" or "below"."""
+    for page in pages():
+        text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.M | re.S)
+        assert not re.search(r"""see ["'][^"']+["'] (above|below)""", text), page.name
+
+
 def test_small_settings_are_what_they_say():
     assert small_command("evo run runs/x.toml --workers 2") == "evo run runs/x.toml --generations 2 --workers 2"
     assert small_command("cd a && evo run k.toml && evo match x y --games 100000") == \
