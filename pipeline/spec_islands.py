@@ -1,4 +1,4 @@
-"""The spec's `[islands]` section (see README, "Islands"), kept apart from spec.py."""
+"""The spec's `[islands]` section (see docs/algorithms.md, "Islands"), kept apart from spec.py."""
 
 from __future__ import annotations
 

@@ -146,8 +146,8 @@ def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | 
     if use.busy < 0.95:
         waited = "for the driver or Ray's calls" if algorithm == "steady-state" else \
             "for the driver, for Ray's calls, or for the slowest chunk of a generation"
-        text += (f" The rest they waited: {waited}. README, \"Large runs: islands and asynchronous "
-                 "steady-state\", says what raises it.")
+        text += (f" The rest they waited: {waited}. docs/cluster.md, \"Did a run use its "
+                 "workers?\", says what raises it.")
     if algorithm == "steady-state":  # arrivals recorded in a generation, scored partly before
         text += (f" With no generation barrier the share is a few hundredths off ({use.busy:.1%} here): what "
                  "was in flight when generation 1 began counts, what was in flight at the end does not.")
