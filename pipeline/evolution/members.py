@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 from deap import base, creator
 
 from ..spec import RunSpec
 
-__all__ = ["Member", "Objectives", "jsonable", "scalar", "viable"]
+__all__ = ["Member", "Objectives", "jsonable", "scalar", "sequential_sum", "viable"]
 
 
 @dataclass
@@ -72,7 +72,7 @@ class Objectives:
 
     def values(self, columns: dict[str, Any]) -> tuple[float, ...]:
         if self.mode == "weighted":
-            return (float(sum(w * float(columns[n]) for n, w in self.weights.items())),)
+            return (sequential_sum(w * float(columns[n]) for n, w in self.weights.items()),)
         return tuple(float(columns[n]) for n in self.order)
 
     def fitness(self, columns: dict[str, Any], error: str | None = None) -> Any:
@@ -116,6 +116,16 @@ class Objectives:
             values = [self.primary_value(m) for m in population]
             return max(values) if self.maximise_primary else min(values)
         return self.primary_value(max(population, key=lambda m: m.fitness))
+
+
+def sequential_sum(values: Iterable[float]) -> float:
+    """Left to right, one rounding an addition: what `sum` of floats gave up to Python 3.11.
+    Python 3.12's `sum` compensates, so a weighted fitness summed with it differs in the last
+    bits between Python versions, and with it a trajectory (a tie broken the other way)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def scalar(value: Any) -> Any:

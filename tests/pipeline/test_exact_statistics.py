@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from operators.kind import mean_pairwise_l1
+from pipeline.evolution.members import sequential_sum
 from pipeline.records.schema import exact_mean_std
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
@@ -34,3 +35,12 @@ def test_diversity_does_not_depend_on_the_order_of_the_genomes(rows, random):
     shuffled = list(rows)
     random.shuffle(shuffled)
     assert mean_pairwise_l1(np.asarray(shuffled)) == mean_pairwise_l1(np.asarray(rows))
+
+
+@given(st.lists(finite, max_size=50))
+def test_a_weighted_fitness_is_summed_left_to_right_on_every_python(values):
+    """Python 3.12's `sum` of floats compensates; 3.11's did not. The fitness keeps 3.11's bits."""
+    total = 0.0
+    for value in values:
+        total = float(np.float64(total) + np.float64(value))  # one IEEE rounding an addition
+    assert sequential_sum(values) == total
