@@ -50,7 +50,8 @@ class Population(_Strict):
     restart_after: int | None = Field(None, ge=1, le=1_000_000, description=(
         "generational algorithms: after this many generations without improvement of the best (and "
         "every as many after), keep the best restart_keep and score fresh random genomes in the other places"))
-    restart_keep: int = Field(1, ge=0, le=100_000, description="members kept by a restart (with restart_after; 0: none)")
+    restart_keep: int = Field(1, ge=0, le=100_000,
+                              description="members kept by a restart (with restart_after; 0: none)")
 
     @field_validator("algorithm")
     @classmethod
@@ -94,7 +95,8 @@ class Genome(_Strict):
     kind: str = Field(description=(
         "bitstring (set cover), rules, table or expression (Nim), or your own: 'module:Kind' or an "
         "installed evo.kinds entry point"))
-    options: dict[str, Any] = Field(default_factory=dict, description="a user-defined kind's settings, handed to it as a table")
+    options: dict[str, Any] = Field(default_factory=dict,
+                                    description="a user-defined kind's settings, handed to it as a table")
     agent: str = Field("rule-expert", description="rules: the parameterised agent the genome configures "
                        "(rule-expert, rule-dict)")
     columns: list[str] = Field(default_factory=lambda: ["expert", "random", "longest"],
@@ -233,7 +235,8 @@ class RunSpec(_Strict):
         "nim, setcover, or your own: 'module:Factory' or an installed evo.problems entry point"))
     problem_options: dict[str, Any] = Field(default_factory=dict, description="a user-defined problem's settings")
     seed: int = Field(0, ge=0, lt=2**63, description="the run seed every random draw derives from")
-    generations: int = Field(20, ge=0, le=1_000_000, description="generations after generation 0 (the initial population)")
+    generations: int = Field(20, ge=0, le=1_000_000,
+                             description="generations after generation 0 (the initial population)")
     stop: Stop = Field(default_factory=Stop, description="stop rules besides generations")
     population: Population = Field(default_factory=Population, description="the population and the algorithm")
     genome: Genome = Field(description="the genome kind and its settings")
@@ -241,7 +244,8 @@ class RunSpec(_Strict):
     nim: Nim | None = Field(None, description="problem = nim: the board, rule and opponents")
     setcover: SetCover | None = Field(None, description="problem = setcover: the instance")
     objectives: Objectives = Field(default_factory=Objectives, description="how objectives make a fitness")
-    sampling: Sampling = Field(default_factory=Sampling, description="Nim with sampled opponents: keeping sampled fitness honest")
+    sampling: Sampling = Field(default_factory=Sampling,
+                               description="Nim with sampled opponents: keeping sampled fitness honest")
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
     log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")

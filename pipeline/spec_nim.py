@@ -16,7 +16,8 @@ class Nim(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # as every spec section
 
     rows: list[int] | None = Field(None, description="the board: objects in each row (or give standard)")
-    standard: int | None = Field(None, ge=1, le=64, description="the board 1, 3, 5, ... with this many rows (default 5)")
+    standard: int | None = Field(None, ge=1, le=64,
+                                 description="the board 1, 3, 5, ... with this many rows (default 5)")
     k: int | None = Field(None, ge=1, description="at most this many objects removed per move (default: any number)")
     misere: bool = Field(False, description="misère play: who takes the last object loses")
     boards: list[list[int]] | None = Field(None, description=(

@@ -51,7 +51,8 @@ def _table(props: dict[str, Any], required: list[str]) -> str:
     rows = ["| key | type | default | allowed | meaning |", "|---|---|---|---|---|"]
     for key, prop in props.items():
         default = "**required**" if key in required else _code(prop["default"]) if "default" in prop else ""
-        rows.append(f"| `{key}` | {_type(prop)} | {default} | {_allowed(prop)} | {_cell(prop.get('description', ''))} |")
+        meaning = _cell(prop.get("description", ""))
+        rows.append(f"| `{key}` | {_type(prop)} | {default} | {_allowed(prop)} | {meaning} |")
     return "\n".join(rows) + "\n"
 
 

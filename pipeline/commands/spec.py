@@ -12,7 +12,8 @@ from .run import setting
 def add_parser(sub) -> None:
     p = sub.add_parser("spec", help="print a spec as resolved, the specs' JSON Schema, or their reference",
                        description="Print SPEC as a run would resolve it, every default filled in (TOML "
-                       "that runs as a spec; --json: as run.json records it); or, with no SPEC, the JSON Schema of run specs (--schema, for "
+                       "that runs as a spec; --json: as run.json records it); or, with no SPEC, the JSON "
+                       "Schema of run specs (--schema, for "
                        "editors: a spec's first line `#:schema ../schema/run-spec.json`) or the Markdown "
                        "reference of every key (--reference).")
     p.add_argument("spec", metavar="SPEC", nargs="?", help="a run spec, e.g. runs/nim-table.toml")

@@ -3,8 +3,9 @@
 Where: MLFLOW_TRACKING_URI when set, else a file store in the run directory
 (`mlruns/`). A resume uses the store and run the first start recorded. MLflow 3
 keeps its file store only on request (MLFLOW_ALLOW_FILE_STORE), which is made
-here for a file store; a server is asked with few retries (MLflow's default
-backs off for minutes), unless the user set MLFLOW_HTTP_REQUEST_MAX_RETRIES.
+here for a file store. A server is asked once, not retried (MLflow's default
+backs off for minutes) unless the user sets MLFLOW_HTTP_REQUEST_MAX_RETRIES: a
+tracker that fails is left out of the run, and the next resume sends what it missed.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class MlflowTracker:
         uri = record.get("tracking_uri") or os.environ.get("MLFLOW_TRACKING_URI") or default_store(run_dir)
         if uri.startswith("file:") or "://" not in uri:
             os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
-        os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
+        os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
         os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
         from mlflow.tracking import MlflowClient
 

@@ -50,7 +50,8 @@ def test_shipped_spec_names_the_schema_and_validates(path: Path) -> None:
     first = path.read_text().splitlines()[0]
     assert first.startswith("#:schema "), f"{path}: first line must be a #:schema directive"
     assert (path.parent / first.removeprefix("#:schema ").strip()).resolve() == (ROOT / SCHEMA_PATH).resolve()
-    errors = [f"{'.'.join(map(str, e.path))}: {e.message}" for e in VALIDATOR.iter_errors(tomllib.loads(path.read_text()))]
+    data = tomllib.loads(path.read_text())
+    errors = [f"{'.'.join(map(str, e.path))}: {e.message}" for e in VALIDATOR.iter_errors(data)]
     assert not errors, errors
 
 
