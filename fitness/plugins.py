@@ -28,7 +28,8 @@ __all__ = ["PluginError", "add_search_path", "is_reference", "resolve", "entry_p
            "install_bundle"]
 
 GROUPS = {"problem": "evo.problems", "kind": "evo.kinds", "agent": "evo.agents", "algorithm": "evo.algorithms"}
-_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+REFERENCE_PATTERN = r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$"  # `module:attribute`
+_REFERENCE = re.compile(REFERENCE_PATTERN)
 _SEARCH_PATHS: list[str] = []  # folders added for specs' own modules (named in errors)
 
 

@@ -14,7 +14,7 @@ import sys
 
 __all__ = ["main", "UserError"]
 
-COMMAND_MODULES = ("run", "resume", "report", "match", "play", "bench", "train_rl")
+COMMAND_MODULES = ("run", "resume", "spec", "report", "match", "play", "bench", "train_rl")
 
 
 class UserError(Exception):

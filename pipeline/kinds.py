@@ -28,7 +28,18 @@ from operators.naming import bind, options, pick
 if TYPE_CHECKING:  # a type only: spec.py builds kinds to validate a spec, so no import back
     from .spec import RunSpec
 
-__all__ = ["GenomeKind", "make_kind", "task_genome_from_record"]
+__all__ = ["GenomeKind", "OPERATOR_NAMES", "make_kind", "task_genome_from_record"]
+
+# The operator names each built-in kind takes (operators.crossover / operators.mutation), for the
+# spec's schema and reference; tests/pipeline/test_spec_schema.py checks them against the kinds.
+OPERATOR_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "bitstring": {"crossover": (*bitstring.CROSSOVERS, "fusion", "optimal"),
+                  "mutation": ("asymmetric", "flip", "adaptive")},
+    "rules": {"crossover": tuple(rule_genomes.CROSSOVERS), "mutation": tuple(rule_genomes.MUTATIONS)},
+    "table": {"crossover": tuple(table_genomes.CROSSOVERS), "mutation": tuple(table_genomes.MUTATIONS)},
+    "expression": {"crossover": tuple(expression_genomes.CROSSOVERS),
+                   "mutation": tuple(expression_genomes.MUTATIONS)},
+}
 
 
 def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:

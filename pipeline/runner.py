@@ -4,6 +4,7 @@ evaluator and the evolution loop, with the status kept in run.json."""
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -17,6 +18,7 @@ from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identit
     package_versions, recover
 from .spec import RunSpec, apply_overrides, parse_spec
 from .spec_islands import on_runners
+from .trackers import start_tracking
 
 __all__ = ["RunExists", "RunStopped", "check_generations", "failure_reason", "fit_recorded", "fit_spec", "hands_over", "start_run",
            "resume_run", "output_dir"]
@@ -125,6 +127,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
     recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise)
+    tracking = None
     try:
         state = State()
         if recovered is not None and recovered.state is not None:
@@ -132,7 +135,9 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
             on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
-        tracker, hooks = Tracker(spec, prepared.objectives), [on_generation] if on_generation else []
+        tracking = start_tracking(spec, rundir, state.rows)  # [log]'s trackers, handed the log so far
+        hooks = [hook for hook in (tracking, on_generation) if hook is not None]
+        tracker = Tracker(spec, prepared.objectives)
         if prepared.runners:
             loop = island_loop(spec, prepared.parts, prepared.evaluator, tracker, recorder, hooks, prepared.code)
         else:
@@ -148,6 +153,8 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         try:
             recorder.close()  # everything evaluated is on disk before the status says so
         finally:
+            if tracking is not None:
+                tracking.close(failed=sys.exc_info()[0] is not None)
             prepared.evaluator.close()
 
 

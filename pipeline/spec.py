@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
+from .spec_log import Log
 from .spec_nim import Nim, nim_fingerprint_content
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
@@ -28,24 +29,29 @@ class _Strict(BaseModel):
 
 
 class Stop(_Strict):
+    """When a run stops before `generations` (whichever rule fires first)."""
+
     target: float | None = Field(None, description="stop once the best fitness reaches this")
     stagnation: int | None = Field(None, ge=1, description="stop after this many generations without improvement")
 
 
 class Population(_Strict):
-    size: int = Field(40, ge=2, le=100_000)
-    offspring: int = Field(80, ge=1, le=1_000_000)
-    # generational survivor selection ("mu+lambda", "mu,lambda", "nsga2"), the asynchronous
-    # "steady-state" (no generation barrier: each result inserted as it arrives), or your own
-    # algorithm: "module:Name" or an installed `evo.algorithms` entry point
-    algorithm: str = "mu+lambda"
-    tournament: int = Field(3, ge=1, le=100)
+    """The population and the algorithm that breeds and selects it."""
+
+    size: int = Field(40, ge=2, le=100_000, description="members alive after each generation (mu; per island)")
+    offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
+    algorithm: str = Field("mu+lambda", description=(
+        "generational survivor selection (mu+lambda, mu,lambda, nsga2), the asynchronous steady-state "
+        "(no generation barrier: each result inserted as it arrives), or your own algorithm: "
+        "'module:Name' or an installed evo.algorithms entry point"))
+    tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
     options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
-    # generational algorithms: after this many generations without improvement of the best
-    # (and every as many after), keep the best restart_keep and re-seed the rest at random
-    restart_after: int | None = Field(None, ge=1, le=1_000_000)
-    restart_keep: int = Field(1, ge=0, le=100_000)
+    restart_after: int | None = Field(None, ge=1, le=1_000_000, description=(
+        "generational algorithms: after this many generations without improvement of the best (and "
+        "every as many after), keep the best restart_keep and score fresh random genomes in the other places"))
+    restart_keep: int = Field(1, ge=0, le=100_000,
+                              description="members kept by a restart (with restart_after; 0: none)")
 
     @field_validator("algorithm")
     @classmethod
@@ -84,24 +90,27 @@ def _builtin_or_plugin(value: str, builtin: tuple[str, ...], role: str) -> str:
 
 
 class Genome(_Strict):
-    # a built-in kind, or your own: "module:Kind" or an installed `evo.kinds` entry point
-    kind: str
-    # a user-defined kind's own settings, handed to it as a dict
-    options: dict[str, Any] = Field(default_factory=dict)
+    """What a genome is; each kind takes only its own keys."""
 
-    # rules: which parameterised agent the genome configures
-    agent: str = "rule-expert"
-    # table: strategy columns and the row feature
-    columns: list[str] = Field(default_factory=lambda: ["expert", "random", "longest"])
-    feature: str = "nimsum"
-    # bitstring: how the first population is made
-    init: Literal["sparse", "greedy", "lagrangian"] = "greedy"
-    density: float = Field(0.02, gt=0.0, lt=1.0)
-    # expression: the named primitive set the search builds from (fitness.nim.expression.languages)
-    primitives: str = "v1"
-    # expression: what tells two survivors apart with population.distinct: their text, or the
-    # moves they play on the training boards (nim.boards)
-    distinct_by: Literal["text", "moves"] = "text"
+    kind: str = Field(description=(
+        "bitstring (set cover), rules, table or expression (Nim), or your own: 'module:Kind' or an "
+        "installed evo.kinds entry point"))
+    options: dict[str, Any] = Field(default_factory=dict,
+                                    description="a user-defined kind's settings, handed to it as a table")
+    agent: str = Field("rule-expert", description="rules: the parameterised agent the genome configures "
+                       "(rule-expert, rule-dict)")
+    columns: list[str] = Field(default_factory=lambda: ["expert", "random", "longest"],
+                               description="table: the named strategies (agents) a row chooses among")
+    feature: str = Field("nimsum", description="table: the game-state feature that picks a row "
+                         "(nimsum, none, active_rows)")
+    init: Literal["sparse", "greedy", "lagrangian"] = Field("greedy", description=(
+        "bitstring: how the first population is made (greedy covers, sparse random bits, or covers "
+        "steered by the Lagrangian bound)"))
+    density: float = Field(0.02, gt=0.0, lt=1.0, description="bitstring: share of bits set in a sparse genome")
+    primitives: str = Field("v1", description="expression: the named primitive set trees are built from")
+    distinct_by: Literal["text", "moves"] = Field("text", description=(
+        "expression: what tells two survivors apart with population.distinct: their text, or the moves "
+        "they play on the training boards"))
 
     @field_validator("kind")
     @classmethod
@@ -119,14 +128,18 @@ class Genome(_Strict):
 
 
 class Operators(_Strict):
-    crossover: str | None = None  # None: the kind's default
-    crossover_rate: float = Field(0.5, ge=0.0, le=1.0)
-    mutation: str | None = None
-    mutation_rate: float = Field(0.5, ge=0.0, le=1.0)
-    params: dict[str, float | int | str | bool] = Field(default_factory=dict)
-    # true: the course's ratio-greedy repair; "lagrangian": Beasley-Chu's element-by-element
-    # repair within the lists the Lagrangian bound leaves (weighted instances)
-    repair: bool | Literal["lagrangian"] = True
+    """Variation: which crossover and mutation, how often, their parameters, and repair."""
+
+    crossover: str | None = Field(None, description="the genome kind's crossover by name (default: the kind's default)")
+    crossover_rate: float = Field(0.5, ge=0.0, le=1.0, description="share of children made by crossover")
+    mutation: str | None = Field(None, description="the genome kind's mutation by name (default: the kind's default)")
+    mutation_rate: float = Field(0.5, ge=0.0, le=1.0, description="share of children made by mutation "
+                                 "(the rest are copies; crossover_rate + mutation_rate <= 1)")
+    params: dict[str, float | int | str | bool] = Field(default_factory=dict, description=(
+        "the operators' parameters by name, e.g. { rate = 0.01 }"))
+    repair: bool | Literal["lagrangian"] = Field(True, description=(
+        "bitstring: true, the course's ratio-greedy repair of infeasible covers; \"lagrangian\": "
+        "Beasley-Chu's repair within the lists the Lagrangian bound leaves (weighted instances); false: none"))
 
     @field_validator("repair", mode="before")
     @classmethod
@@ -152,9 +165,12 @@ class Sampling(_Strict):
 
 
 class SetCover(_Strict):
-    N: int | None = Field(None, ge=1)
-    instance_seed: int = 42
-    instance: str | None = None
+    """The set-cover instance: the course generator (N, instance_seed) or a file (instance)."""
+
+    N: int | None = Field(None, ge=1, description="size of the course generator's instance problem(N, seed)")
+    instance_seed: int = Field(42, description="the course generator's seed")
+    instance: str | None = Field(None, description=(
+        "an OR-Library set-covering file, JSON (lists, optionally costs) or a boolean .npy"))
 
     @model_validator(mode="after")
     def _one_source(self) -> "SetCover":
@@ -164,8 +180,14 @@ class SetCover(_Strict):
 
 
 class Objectives(_Strict):
-    mode: Literal["weighted", "lexicographic", "pareto"] = "weighted"
-    weights: dict[str, float] = Field(default_factory=dict)
+    """How the task's objectives make a fitness."""
+
+    mode: Literal["weighted", "lexicographic", "pareto"] = Field("weighted", description=(
+        "weighted: the weighted sum; lexicographic: compared in the weights' key order; pareto: "
+        "non-dominated sorting (with population.algorithm = nsga2)"))
+    weights: dict[str, float] = Field(default_factory=dict, description=(
+        "objective name -> weight (weighted; default the mean of all objectives); lexicographic and "
+        "pareto: the keys pick and order the objectives"))
 
 
 # `[execution] in_flight`'s default: the bound steady-state always had (old specs mean the same)
@@ -173,11 +195,14 @@ DEFAULT_IN_FLIGHT = 2
 
 
 class Execution(_Strict):
+    """Where and how a run evaluates; never changes what it computes."""
+
     workers: int | str = Field(2, description='Ray actors; 0: in-process; "auto": one per CPU')
-    address: str | None = None
+    address: str | None = Field(None, description="an existing Ray cluster: host:port, 'auto' or ray://host:10001")
     connect_timeout: float = Field(30.0, gt=0, le=3600, description="seconds to join a cluster before giving up")
-    chunk_size: int | None = Field(None, ge=1)
-    output: str | None = None
+    chunk_size: int | None = Field(None, ge=1, description="genomes per call to an actor (default: each worker "
+                                   "one chunk per batch)")
+    output: str | None = Field(None, description="the run directory (default runs/<name>)")
     code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
                                  "(default: the spec's folder)")
     wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "
@@ -207,22 +232,28 @@ class Execution(_Strict):
 
 
 class RunSpec(_Strict):
-    name: str = Field("run", pattern=r"^[A-Za-z0-9._-]+$")
-    # "nim", "setcover", or your own: "module:Factory" or an installed `evo.problems` entry point
-    problem: str
+    """A run spec (runs/*.toml): what to evolve, how, and where to evaluate it."""
+
+    name: str = Field("run", pattern=r"^[A-Za-z0-9._-]+$", description=(
+        "the run's name (default: the spec file's name); its run directory is runs/<name>"))
+    problem: str = Field(description=(
+        "nim, setcover, or your own: 'module:Factory' or an installed evo.problems entry point"))
     problem_options: dict[str, Any] = Field(default_factory=dict, description="a user-defined problem's settings")
-    seed: int = Field(0, ge=0, lt=2**63)
-    generations: int = Field(20, ge=0, le=1_000_000)
-    stop: Stop = Field(default_factory=Stop)
-    population: Population = Field(default_factory=Population)
-    genome: Genome
-    operators: Operators = Field(default_factory=Operators)
-    nim: Nim | None = None
-    setcover: SetCover | None = None
-    objectives: Objectives = Field(default_factory=Objectives)
-    sampling: Sampling = Field(default_factory=Sampling)
-    execution: Execution = Field(default_factory=Execution)
-    islands: Islands | None = None  # None: one population, no island model
+    seed: int = Field(0, ge=0, lt=2**63, description="the run seed every random draw derives from")
+    generations: int = Field(20, ge=0, le=1_000_000,
+                             description="generations after generation 0 (the initial population)")
+    stop: Stop = Field(default_factory=Stop, description="stop rules besides generations")
+    population: Population = Field(default_factory=Population, description="the population and the algorithm")
+    genome: Genome = Field(description="the genome kind and its settings")
+    operators: Operators = Field(default_factory=Operators, description="variation operators and repair")
+    nim: Nim | None = Field(None, description="problem = nim: the board, rule and opponents")
+    setcover: SetCover | None = Field(None, description="problem = setcover: the instance")
+    objectives: Objectives = Field(default_factory=Objectives, description="how objectives make a fitness")
+    sampling: Sampling = Field(default_factory=Sampling,
+                               description="Nim with sampled opponents: keeping sampled fitness honest")
+    execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
+    islands: Islands | None = Field(None, description="the island model (absent: one population)")
+    log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
 
     @field_validator("problem")
     @classmethod
@@ -297,7 +328,7 @@ class RunSpec(_Strict):
 
     def fingerprint(self) -> str:
         """Identifies the trajectory: everything but where it runs and how long."""
-        content = self.model_dump(mode="json", exclude={"execution", "generations", "stop"})
+        content = self.model_dump(mode="json", exclude={"execution", "generations", "stop", "log"})
         # Keys added after runs were made are left out while unused, so those runs keep their
         # run ids (resume compares them).
         if not content["problem_options"]:

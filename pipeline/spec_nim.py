@@ -11,25 +11,28 @@ __all__ = ["Nim", "nim_fingerprint_content"]
 
 
 class Nim(BaseModel):
+    """The Nim game a genome plays, and the opponents that score it."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # as every spec section
 
-    rows: list[int] | None = None
-    standard: int | None = Field(None, ge=1, le=64)
-    k: int | None = Field(None, ge=1)
-    misere: bool = False
-    # expression genomes: extra boards (same k and rule) every genome is also scored on, exactly
-    boards: list[list[int]] | None = None
-    # expression genomes: extra boards scored on their distinct sorted positions only (one of
-    # each multiset of row sizes: large boards at a fraction of the cost), at most
-    # canonical_positions winning ones per board (a fixed sample; None: all)
-    canonical_boards: list[list[int]] | None = None
-    canonical_positions: int | None = Field(None, ge=1, le=10_000_000)
-    # an expression perfect on every training board, samples included, is scored on all the
-    # winning canonical positions of the sampled boards instead (a sample can be overfit)
-    canonical_confirm: bool | None = None
-    # games per opponent, or "exact" (win probability computed, not sampled)
+    rows: list[int] | None = Field(None, description="the board: objects in each row (or give standard)")
+    standard: int | None = Field(None, ge=1, le=64,
+                                 description="the board 1, 3, 5, ... with this many rows (default 5)")
+    k: int | None = Field(None, ge=1, description="at most this many objects removed per move (default: any number)")
+    misere: bool = Field(False, description="misère play: who takes the last object loses")
+    boards: list[list[int]] | None = Field(None, description=(
+        "expression genomes: extra boards (same k and rule) every genome is also scored on, exactly"))
+    canonical_boards: list[list[int]] | None = Field(None, description=(
+        "expression genomes: extra boards scored on their distinct sorted positions only (one of each "
+        "multiset of row sizes: large boards at a fraction of the cost)"))
+    canonical_positions: int | None = Field(None, ge=1, le=10_000_000, description=(
+        "with canonical_boards: at most this many winning positions of each (a fixed sample; default all)"))
+    canonical_confirm: bool | None = Field(None, description=(
+        "with canonical_positions: an expression perfect on every training board, samples included, is "
+        "scored on all the winning canonical positions of the sampled boards instead (a sample can be overfit)"))
     opponents: dict[str, int | Literal["exact"]] = Field(
-        default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100})
+        default_factory=lambda: {"expert": 100, "random": 100, "minimax": 100}, description=(
+            "agent name -> games per match, or \"exact\" (win probability computed, not sampled)"))
 
     @field_validator("opponents")
     @classmethod
