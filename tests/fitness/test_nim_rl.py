@@ -387,3 +387,11 @@ def test_opponent_mix_parsing():
 def test_bad_hyperparameters_name_the_problem(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Hyperparameters(**kwargs)
+
+
+@given(st.floats(min_value=0.0, max_value=1.0), st.lists(st.integers(0, 5000), min_size=1, max_size=20))
+def test_an_integer_power_is_the_power_to_within_rounding(base, exponents):
+    from fitness.nim.rl.values import integer_power
+
+    got = integer_power(base, np.asarray(exponents))
+    assert np.allclose(got, np.power(base, np.asarray(exponents, dtype=float)), rtol=1e-12, atol=1e-300)

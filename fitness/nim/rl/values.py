@@ -67,7 +67,7 @@ class QTable:
             return
         unique, inverse, counts = np.unique(actions, return_inverse=True, return_counts=True)
         mean = np.bincount(inverse, weights=np.asarray(targets, dtype=np.float64)) / counts
-        step = np.where(counts == 1, alpha, 1.0 - (1.0 - alpha) ** counts)
+        step = np.where(counts == 1, alpha, 1.0 - integer_power(1.0 - alpha, counts))
         self.q[unique] += step * (mean - self.q[unique])
         self.seen[unique] = True
 
@@ -75,3 +75,19 @@ class QTable:
         """Overwrite values (when loading a saved table); marks them seen."""
         self.q[actions] = values
         self.seen[actions] = True
+
+
+def integer_power(base: float, exponents: np.ndarray) -> np.ndarray:
+    """`base ** exponents` (integers >= 0) by repeated squaring: IEEE multiplications only.
+
+    numpy's float power calls a vector math library on some CPUs (AVX-512) and libm on
+    others, which differ in the last bits, and a trained table with them; products do not."""
+    result = np.ones(len(exponents))
+    remaining = np.asarray(exponents, dtype=np.int64).copy()
+    square = float(base)
+    while remaining.any():
+        odd = (remaining & 1).astype(bool)
+        result[odd] *= square
+        square *= square
+        remaining >>= 1
+    return result
