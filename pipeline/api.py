@@ -50,8 +50,9 @@ def _dotted(overrides: Mapping[str, Any]) -> dict[str, Any]:
 def _as_spec(spec: str | Path | Mapping[str, Any] | RunSpec, overrides: Mapping[str, Any]) -> RunSpec:
     dotted = _dotted(overrides)
     if isinstance(spec, RunSpec):
-        return parse_spec(apply_overrides(spec.model_dump(mode="json"), dotted), f"spec {spec.name!r}",
-                          resolved=True)
+        given = parse_spec(apply_overrides(spec.model_dump(mode="json"), dotted), f"spec {spec.name!r}",
+                           resolved=True)
+        return given.naming_paths(spec.path_names, spec.path_notes) if given.setcover == spec.setcover else given
     if isinstance(spec, Mapping):
         copy = json.loads(json.dumps(dict(spec)))  # the caller's dict is left alone
         return parse_spec(apply_overrides(copy, dotted), "spec")

@@ -16,6 +16,7 @@ from .heap import frozen_heap
 from .plugins import code_bundle
 from .records import Recorder, Recovered, RunDir, RunLock, Schema, check_identity, describe_os_error, \
     package_versions, recover
+from .records.lock import check_unlocked
 from .spec import RunSpec, apply_overrides, parse_spec
 from .spec_islands import on_runners
 from .trackers import start_tracking
@@ -123,7 +124,7 @@ def _expected_batches(spec: RunSpec, asynchronous: bool, runners: bool) -> int |
 
 
 def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
-           on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> str:
+           on_generation: Progress | None, on_start: Callable[[int, int, str, int], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
     recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise)
@@ -134,7 +135,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             state = recorder.restore(recovered.state, recovered.rows)
             recorder.rewrite_derived(state)  # a crash may have left them a generation behind
         if on_start:
-            on_start(spec.generations, state.generation + 1, prepared.objectives.primary)
+            on_start(spec.generations, state.generation + 1, prepared.objectives.primary, state.evaluations)
         tracking = start_tracking(spec, rundir, state.rows)  # [log]'s trackers, handed the log so far
         hooks = [hook for hook in (tracking, on_generation) if hook is not None]
         tracker = Tracker(spec, prepared.objectives)
@@ -162,16 +163,27 @@ def _identity(spec: RunSpec) -> dict[str, Any]:
     return {"run_id": _run_id(spec), "seed": spec.seed, "fingerprint": spec.fingerprint()}
 
 
+def _refuse_another_run(rundir: RunDir, force: bool) -> None:
+    if rundir.has_run() and not force:
+        raise RunExists(f"{rundir.path} already holds a run; use `evo resume {rundir.path}` or --force to overwrite")
+
+
+def check_can_start(path: str | Path, force: bool = False) -> None:
+    """`start_run`'s refusals (a live run writing `path`, a run already there without `force`),
+    said before anything else is: `evo run` checks first, then prints its start line."""
+    rundir = RunDir(path)
+    check_unlocked(rundir.path)
+    _refuse_another_run(rundir, force)
+
+
 def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None = None,
-              on_start: Callable[[int, int, str], None] | None = None) -> Path:
+              on_start: Callable[[int, int, str, int], None] | None = None) -> Path:
     """Start a fresh run of `spec`; refuses an existing run directory unless `force`,
     and always refuses one that another process is writing."""
     rundir = RunDir(output_dir(spec))
     created = not rundir.path.exists()
     with rundir.lock() as lock:  # checks the directory is writable, before Ray starts
-        if rundir.has_run() and not force:
-            raise RunExists(f"{rundir.path} already holds a run; use `evo resume {rundir.path}` "
-                            "or --force to overwrite")
+        _refuse_another_run(rundir, force)
         try:
             prepared = _Prepared(spec)  # connects to Ray: fails before anything is written
         except BaseException:
@@ -187,6 +199,7 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
             rundir.write_run({
                 **rundir.identity,
                 "spec": spec.model_dump(mode="json"),
+                **({"path_names": spec.path_names} if spec.path_names else {}),  # the run id's data paths
                 "versions": rundir.versions,
                 "status": "running",
                 "started": _now(),
@@ -198,7 +211,7 @@ def start_run(spec: RunSpec, force: bool = False, on_generation: Progress | None
 
 
 def resume_run(path: str | Path, on_generation: Progress | None = None,
-               on_start: Callable[[int, int, str], None] | None = None,
+               on_start: Callable[[int, int, str, int], None] | None = None,
                overrides: dict[str, Any] | None = None,
                on_note: Callable[[str], None] | None = None) -> Path:
     """Continue a run from its last complete generation, after verifying its files
@@ -209,7 +222,7 @@ def resume_run(path: str | Path, on_generation: Progress | None = None,
     with rundir.lock() as lock:
         meta = rundir.read_run()
         spec = parse_spec(apply_overrides(meta["spec"], overrides or {}), str(rundir.run_json),
-                          resolved=True, recorded=True)
+                          resolved=True, recorded=True).naming_paths(meta.get("path_names") or {})
         rundir.identity = _identity(spec)
         rundir.versions = package_versions()
         check_identity(meta, spec, rundir.identity["run_id"], str(rundir.run_json))
@@ -246,7 +259,7 @@ def failure_reason(exc: BaseException) -> str:
 
 
 def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recovered | None,
-            on_generation: Progress | None, on_start: Callable[[int, int, str], None] | None) -> Path:
+            on_generation: Progress | None, on_start: Callable[[int, int, str, int], None] | None) -> Path:
     try:
         reason = _drive(prepared, rundir, recovered, on_generation, on_start)
     except KeyboardInterrupt:

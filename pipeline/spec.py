@@ -12,13 +12,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
 from .spec_log import Log
 from .spec_nim import Nim, nim_fingerprint_content
+from .spec_paths import resolve_data_paths
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
@@ -254,6 +255,23 @@ class RunSpec(_Strict):
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
     log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
+    # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
+    _path_names: dict[str, str] = PrivateAttr(default_factory=dict)
+    _path_notes: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def path_names(self) -> dict[str, str]:
+        return dict(self._path_names)
+
+    @property
+    def path_notes(self) -> tuple[str, ...]:
+        return self._path_notes
+
+    def naming_paths(self, path_names: dict[str, str], notes: tuple[str, ...] = ()) -> "RunSpec":
+        """This spec, its run id naming data files as `path_names` says (run.json's record)."""
+        copy = self.model_copy()
+        copy._path_names, copy._path_notes = dict(path_names), tuple(notes)
+        return copy
 
     @field_validator("problem")
     @classmethod
@@ -300,8 +318,9 @@ class RunSpec(_Strict):
                 raise ValueError("setcover takes genome.kind = 'bitstring'")
         return self
 
-    def task_spec(self) -> dict[str, Any]:
-        """The plain dict Ray actors build the task from."""
+    def task_spec(self, named: bool = False) -> dict[str, Any]:
+        """The plain dict Ray actors build the task from (`named`: its data paths as the run id
+        names them, for best.json: the same on every machine)."""
         if self.user_problem():
             return {"problem": self.problem, "options": dict(self.problem_options)}
         if self.problem == "nim":
@@ -323,12 +342,17 @@ class RunSpec(_Strict):
             return task
         assert self.setcover is not None
         if self.setcover.instance:
-            return {"problem": "setcover", "instance": self.setcover.instance}
+            named_as = self._path_names.get("setcover.instance") if named else None
+            return {"problem": "setcover", "instance": named_as or self.setcover.instance}
         return {"problem": "setcover", "N": self.setcover.N, "seed": self.setcover.instance_seed}
 
     def fingerprint(self) -> str:
         """Identifies the trajectory: everything but where it runs and how long."""
         content = self.model_dump(mode="json", exclude={"execution", "generations", "stop", "log"})
+        for key, name in self._path_names.items():  # as the old rule spelled them (spec_paths)
+            section, leaf = key.split(".")
+            if content.get(section):
+                content[section][leaf] = name
         # Keys added after runs were made are left out while unused, so those runs keep their
         # run ids (resume compares them).
         if not content["problem_options"]:
@@ -352,18 +376,23 @@ class RunSpec(_Strict):
 
 
 def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = False,
-               recorded: bool = False) -> RunSpec:
+               recorded: bool = False, spec_dir: Path | None = None, from_flags: tuple[str, ...] = ()) -> RunSpec:
     """Validate a spec already read as a dict (field errors become `SpecError`).
 
     `resolved`: `data` is a spec as run.json records it, every key spelled out,
-    so keys are not checked against the genome kind (they were at the start).
+    so keys are not checked against the genome kind (they were at the start),
+    and its data paths are taken as they are.
     `recorded`: `data` is the spec of a run already started (run.json), which
     goes on as it began even where a new run would now be refused
-    (`spec_checks.pareto_survival`)."""
+    (`spec_checks.pareto_survival`).
+    `spec_dir`: the spec file's folder, which its data paths are relative to
+    (None: the current folder), except `from_flags` keys (`spec_paths`)."""
     try:
         spec = RunSpec.model_validate(data)
     except ValidationError as exc:
         raise SpecError(explain(exc, source, RunSpec)) from None
+    if not resolved:
+        spec = _with_data_paths(spec, spec_dir, source, from_flags)
     if spec.execution.code_dir is not None:
         from fitness.plugins import add_search_path
 
@@ -375,6 +404,15 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
         check_keys_apply(data, spec, source)
     check_semantics(spec, source, recorded)
     return spec
+
+
+def _with_data_paths(spec: RunSpec, spec_dir: Path | None, source: str, from_flags: tuple[str, ...]) -> RunSpec:
+    """`spec` with its data files found (`spec_paths`): absolute, and named for the run id as before."""
+    found = resolve_data_paths(spec.model_dump(), spec_dir, source, from_flags)
+    for key, path in found.paths.items():
+        section, leaf = key.split(".")
+        spec = spec.model_copy(update={section: getattr(spec, section).model_copy(update={leaf: path})})
+    return spec.naming_paths(found.path_names, tuple(found.notes))
 
 
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
@@ -399,7 +437,7 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunS
         data = apply_overrides(data, overrides or {})
     except SpecError as exc:
         raise SpecError(f"{path}: {exc}") from None
-    return parse_spec(data, str(path))
+    return parse_spec(data, str(path), spec_dir=path.parent, from_flags=tuple(overrides or {}))
 
 
 def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

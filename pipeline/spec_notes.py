@@ -68,7 +68,7 @@ def run_notes(spec: RunSpec) -> list[str]:
     """The notes for a new run of a validated `RunSpec`."""
     runners = on_runners(spec.population.algorithm, spec.islands)
     execution = spec.execution.model_dump()
-    notes = [zero_generations_note(spec.generations), unused_steal_note(execution, runners),
+    notes = [*spec.path_notes, zero_generations_note(spec.generations), unused_steal_note(execution, runners),
              unused_in_flight_note(execution, spec.population.algorithm)]
     return [note for note in notes if note]
 

@@ -80,7 +80,7 @@ class Recorder:
         return state.checkpoint(self.schema.ranks(state.population))
 
     def best(self, state: State) -> dict[str, Any]:
-        return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec())
+        return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec(named=True))
 
     def rewrite_derived(self, state: State) -> None:
         """On resume: generations.parquet, checkpoint.json and best.json from the restored state."""
