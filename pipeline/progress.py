@@ -76,7 +76,7 @@ class RunProgress:
         self._total = 0
         self._plain = PlainLines(0)
         self._failures = 0
-        self._evals = 0
+        self._evals = 0  # evaluations logged before this process started (a resume's)
         self._started = time.perf_counter()
 
     def __enter__(self) -> "RunProgress":
@@ -90,13 +90,15 @@ class RunProgress:
         else:
             self._plain.flush()  # the last generation, if its line was skipped
 
-    def on_start(self, generations: int, first: int, primary: str) -> None:
-        """`generations`: the last generation to run; `first`: the first this process runs (0: a new run)."""
+    def on_start(self, generations: int, first: int, primary: str, evaluations: int = 0) -> None:
+        """`generations`: the last generation to run; `first`: the first this process runs (0: a new run);
+        `evaluations`: those the log held before (a resume), which the rate leaves out."""
         self.primary = primary
         self._total = generations
         self._plain = PlainLines(generations)
         self._plain.print = self._print
         done = max(first - 1, 0)  # generations done after the initial population
+        self._evals = evaluations
         self._started = time.perf_counter()
         if self._progress is not None:
             self._task = self._progress.add_task(
@@ -107,8 +109,8 @@ class RunProgress:
 
     def on_generation(self, row: dict[str, Any]) -> None:
         self._failures += int(row.get("worker_failures", 0))
-        rate = (row["evaluations"] - self._evals) / max(row["wall_seconds"], 1e-9)
-        self._evals = row["evaluations"]
+        # this process's evaluations over its time: a resume's earlier ones are not in it
+        rate = (row["evaluations"] - self._evals) / max(time.perf_counter() - self._started, 1e-9)
         best = row.get(f"best_{self.primary}")
         mean = row.get(f"mean_{self.primary}")
         generation = int(row["generation"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +18,7 @@ from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
 from .spec_log import Log
 from .spec_nim import Nim, nim_fingerprint_content
-from .spec_paths import resolve_data_paths
+from .spec_paths import load_spec, with_data_paths
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
@@ -392,7 +391,7 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
     except ValidationError as exc:
         raise SpecError(explain(exc, source, RunSpec)) from None
     if not resolved:
-        spec = _with_data_paths(spec, spec_dir, source, from_flags)
+        spec = with_data_paths(spec, spec_dir, source, from_flags)
     if spec.execution.code_dir is not None:
         from fitness.plugins import add_search_path
 
@@ -404,40 +403,6 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
         check_keys_apply(data, spec, source)
     check_semantics(spec, source, recorded)
     return spec
-
-
-def _with_data_paths(spec: RunSpec, spec_dir: Path | None, source: str, from_flags: tuple[str, ...]) -> RunSpec:
-    """`spec` with its data files found (`spec_paths`): absolute, and named for the run id as before."""
-    found = resolve_data_paths(spec.model_dump(), spec_dir, source, from_flags)
-    for key, path in found.paths.items():
-        section, leaf = key.split(".")
-        spec = spec.model_copy(update={section: getattr(spec, section).model_copy(update={leaf: path})})
-    return spec.naming_paths(found.path_names, tuple(found.notes))
-
-
-def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
-    """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
-    path = Path(path)
-    if path.is_dir():
-        specs = sorted(str(p) for p in path.glob("*.toml"))
-        listed = f"the specs in it: {', '.join(specs)}" if specs else "it holds no spec (*.toml)"
-        raise SpecError(f"{path}: a directory, not a spec file; {listed}")
-    if not path.is_file():
-        raise SpecError(f"{path}: no such spec file")
-    try:
-        data = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{path}: not valid TOML: {exc}") from None
-    data.setdefault("name", path.stem)
-    if isinstance(data.get("execution"), dict) and isinstance(data["execution"].get("code_dir"), str):
-        data["execution"]["code_dir"] = str((path.parent / data["execution"]["code_dir"]).resolve())
-    elif isinstance(data.setdefault("execution", {}), dict):
-        data["execution"]["code_dir"] = str(path.parent.resolve())  # the spec's own modules
-    try:
-        data = apply_overrides(data, overrides or {})
-    except SpecError as exc:
-        raise SpecError(f"{path}: {exc}") from None
-    return parse_spec(data, str(path), spec_dir=path.parent, from_flags=tuple(overrides or {}))
 
 
 def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

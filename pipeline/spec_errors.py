@@ -7,12 +7,14 @@ answered with the allowed ones (and the closest, if it looks like a typo).
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
+from typing import Mapping
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["SpecError", "explain"]
+__all__ = ["SpecError", "blame_flags", "explain"]
 
 
 class SpecError(ValueError):
@@ -76,3 +78,28 @@ def explain(error: ValidationError, source: str, root: type[BaseModel]) -> str:
     more = len(error.errors()) - 1
     tail = f" [+{more} more]" if more else ""
     return f"{source}: {where + ': ' if where else ''}{message}{shown}{tail}"
+
+
+def _unknown_key_of_flag(key: str, reason: str) -> str:
+    """`unknown key 'sise' in [population] (did you mean 'size'?)`: the key a flag set, named in its section."""
+    section, _, leaf = key.rpartition(".")
+    where = f" in [{section}]" if section else ""
+    close = re.search(r"did you mean '([^']+)'", reason)
+    allowed = reason.partition("allowed: ")[2]
+    hint = f" (did you mean {close.group(1)!r}?)" if close else (f"; allowed: {allowed}" if allowed else "")
+    return f"unknown key {leaf!r}{where}{hint}"
+
+
+def blame_flags(message: str, source: str, flags: Mapping[str, str]) -> str:
+    """`message` (`source: key: reason`) said of the command-line flag that set `key`
+    (`flags`: dotted key -> the flag as typed, e.g. `--workers`, `--set population.size=0`);
+    a key no flag set keeps the blame on `source`."""
+    if not message.startswith(f"{source}: "):
+        return message
+    key, colon, reason = message[len(source) + 2:].partition(": ")
+    flag = next((label for dotted, label in flags.items() if key == dotted or key.startswith(f"{dotted}.")), None)
+    if not colon or flag is None:
+        return message
+    if reason.startswith("unknown key"):
+        reason = _unknown_key_of_flag(key, reason)
+    return f"{flag}: {reason}"

@@ -1,10 +1,12 @@
-"""Data paths in a spec (`setcover.instance`): one rule, the spec's folder, as for plug-ins.
+"""A spec file, and the data paths in it: one rule, the spec's folder, as for plug-ins.
 
-A relative path is read from the spec's folder. Specs written when paths were
-read from the current folder keep working: a path not found beside the spec
-but found from the current folder is used, with a note saying how to name it.
-A path given with `--set` on a command line is read from the current folder,
-as a shell user expects. The spec keeps the absolute path (run.json records it,
+`load_spec` reads a spec file (a path that names none is answered with the
+closest spec). Its data paths (`setcover.instance`) are read from its folder.
+
+Specs written when paths were read from the current folder keep working: a
+path not found beside the spec but found from the current folder is used, with
+a note saying how to name it. A path given with `--set` on a command line is
+read from the current folder, as a shell user expects. The spec keeps the absolute path (run.json records it,
 so `evo resume` works from any folder).
 
 The run id hashes the path as the old rule spelled it (from the current folder,
@@ -13,13 +15,18 @@ The run id hashes the path as the old rule spelled it (from the current folder,
 
 from __future__ import annotations
 
+import difflib
 import os
+import tomllib
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .spec_errors import SpecError
 
-__all__ = ["DATA_PATHS", "Resolved", "resolve_data_paths"]
+if TYPE_CHECKING:
+    from .spec import RunSpec
+
+__all__ = ["DATA_PATHS", "Resolved", "load_spec", "resolve_data_paths", "spec_suggestion", "with_data_paths"]
 
 # Every spec key that names a data file to read ("section.key").
 DATA_PATHS = ("setcover.instance",)
@@ -80,3 +87,49 @@ def resolve_data_paths(sections: dict[str, dict[str, object]], spec_dir: Path | 
             resolved.notes.append(f"{key}: {written!r} is read from the current folder; a spec names its files "
                                   f"relative to its own folder ({spec_dir}): write {better!r}")
     return resolved
+
+
+def spec_suggestion(path: Path) -> str:
+    """`; did you mean runs/nim-table.toml?` for a spec path that names no file: the closest
+    spec beside it (or in a runs/ folder there), else nothing."""
+    folder = path.parent
+    candidates = [str(p) for place in (folder, folder / "runs") for p in sorted(place.glob("*.toml"))]
+    wanted = str(path if path.suffix == ".toml" else path.with_name(path.name + ".toml"))
+    close = difflib.get_close_matches(wanted, candidates, n=1)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def with_data_paths(spec: RunSpec, spec_dir: Path | None, source: str, from_flags: tuple[str, ...]) -> RunSpec:
+    """`spec` with its data files found: absolute, and named for the run id as before."""
+    found = resolve_data_paths(spec.model_dump(), spec_dir, source, from_flags)
+    for key, path in found.paths.items():
+        section, leaf = key.split(".")
+        spec = spec.model_copy(update={section: getattr(spec, section).model_copy(update={leaf: path})})
+    return spec.naming_paths(found.path_names, tuple(found.notes))
+
+
+def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
+    """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
+    from .spec import apply_overrides, parse_spec
+
+    path = Path(path)
+    if path.is_dir():
+        specs = sorted(str(p) for p in path.glob("*.toml"))
+        listed = f"the specs in it: {', '.join(specs)}" if specs else f"it holds no spec (*.toml){spec_suggestion(path)}"
+        raise SpecError(f"{path}: a directory, not a spec file; {listed}")
+    if not path.is_file():
+        raise SpecError(f"{path}: no such spec file{spec_suggestion(path)}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    data.setdefault("name", path.stem)
+    if isinstance(data.get("execution"), dict) and isinstance(data["execution"].get("code_dir"), str):
+        data["execution"]["code_dir"] = str((path.parent / data["execution"]["code_dir"]).resolve())
+    elif isinstance(data.setdefault("execution", {}), dict):
+        data["execution"]["code_dir"] = str(path.parent.resolve())  # the spec's own modules
+    try:
+        data = apply_overrides(data, overrides or {})
+    except SpecError as exc:
+        raise SpecError(f"{path}: {exc}") from None
+    return parse_spec(data, str(path), spec_dir=path.parent, from_flags=tuple(overrides or {}))

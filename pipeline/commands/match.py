@@ -15,7 +15,7 @@ def add_parser(sub) -> None:
         help="play two agents against each other",
         description="Play AGENT_A against AGENT_B; A moves first in half of the games. "
         "Agents are registered names (expert, random, minimax, minimax:D, sloppy:P, ...) "
-        "or saved agents (a run's best.json).",
+        "or saved agents (a run directory, e.g. runs/nim-table, or its best.json).",
     )
     p.add_argument("agent_a", metavar="AGENT_A")
     p.add_argument("agent_b", metavar="AGENT_B")
@@ -33,22 +33,29 @@ def add_board_options(p: argparse.ArgumentParser) -> None:
 
 
 def rules_from_args(args):
+    """The board of `--rows`/`--board`, `--k` and `--misere`; a bad value names its flag."""
     from fitness.nim import Rules
 
-    if args.board is not None:
-        try:
-            rows = tuple(int(v) for v in args.board.split(","))
-        except ValueError:
-            raise UserError(f"--board must be comma-separated integers, got {args.board!r}") from None
+    for flag, value in (("--rows", args.rows), ("--k", args.k)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag}: must be >= 1, got {value}")
+    if args.board is None:
+        return Rules.standard(args.rows, k=args.k, misere=args.misere)
+    try:
+        rows = tuple(int(v) for v in args.board.split(","))
+    except ValueError:
+        raise UserError(f"--board: must be comma-separated integers, got {args.board!r}") from None
+    try:
         return Rules(rows=rows, k=args.k, misere=args.misere)
-    return Rules.standard(args.rows, k=args.k, misere=args.misere)
+    except ValueError as exc:
+        raise UserError(f"--board: {exc}") from None
 
 
 def run(args) -> int:
     from fitness.nim import play, wilson_interval
 
     if args.games < 1:
-        raise UserError(f"--games must be >= 1, got {args.games}")
+        raise UserError(f"--games: must be >= 1, got {args.games}")
     rules = rules_from_args(args)
     a = build_agent(args.agent_a, rules)
     b = build_agent(args.agent_b, rules)

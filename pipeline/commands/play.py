@@ -15,7 +15,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play Nim against an agent in the terminal",
                        description="Play Nim against AGENT in the terminal: type a row and how many to take. "
                        "You move first unless --second.")
-    p.add_argument("agent", metavar="AGENT", help="a registered agent name or a run's best.json")
+    p.add_argument("agent", metavar="AGENT", help="a registered agent name, a run directory (e.g. runs/nim-table) or its best.json")
     add_board_options(p)
     p.add_argument("--second", action="store_true", help="let the agent move first")
     p.add_argument("--seed", type=int, default=None)

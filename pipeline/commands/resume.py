@@ -30,20 +30,30 @@ def run(args) -> int:
     import sys
 
     from ..outputs import check_run_dir
+    from ..records.lock import check_unlocked
     from ..records.rundir import RunDir
     from ..runner import check_generations, fit_recorded, resume_run
-    from ..spec import apply_overrides
+    from ..spec import SpecError, apply_overrides, parse_spec
+    from ..spec_errors import blame_flags
     from ..spec_islands import on_runners
     from .run import show_run
 
     check_run_dir(args.run_dir)
     rundir = RunDir(args.run_dir)
-    meta = rundir.read_run()  # its spec is validated by resume_run, with the overrides
-    overrides = {"generations": args.generations, "execution.workers": args.workers,
-                 "execution.address": args.address, "execution.connect_timeout": args.connect_timeout,
-                 "execution.handover": args.handover, "stop.target": args.target,
-                 "stop.stagnation": args.stagnation}
+    check_unlocked(rundir.path)  # a live run there: refused before the start line
+    meta = rundir.read_run()
+    flags = {"generations": (args.generations, "--generations"), "execution.workers": (args.workers, "--workers"),
+             "execution.address": (args.address, "--address"),
+             "execution.connect_timeout": (args.connect_timeout, "--connect-timeout"),
+             "execution.handover": (args.handover, "--no-handover"), "stop.target": (args.target, "--target"),
+             "stop.stagnation": (args.stagnation, "--stagnation")}
+    overrides = {key: value for key, (value, _) in flags.items()}
     spec = apply_overrides(json.loads(json.dumps(meta["spec"])), overrides)
+    try:  # the spec with the flags, checked before the start line (resume_run checks it again)
+        parse_spec(json.loads(json.dumps(spec)), str(rundir.run_json), resolved=True, recorded=True)
+    except SpecError as exc:  # a key a flag set: the flag is named, not run.json
+        named = {key: flag for key, (value, flag) in flags.items() if value is not None}
+        raise SpecError(blame_flags(str(exc), str(rundir.run_json), named)) from None
     execution = spec.get("execution") if isinstance(spec.get("execution"), dict) else {}
 
     def note(text: str) -> None:  # each repair resume made, so none is silent

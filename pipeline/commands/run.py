@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 
 from ..cli import UserError
@@ -16,8 +18,10 @@ from .run_lines import done_line, execution_plan
 
 def add_parser(sub) -> None:
     p = sub.add_parser("run", help="start an evolution run from a TOML spec",
-                       description="Start an evolution run. By default an embedded local Ray is started; "
-                       "--address auto joins an existing cluster (ray start --head).")
+                       description="Start an evolution run. By default it evaluates in-process, and on one "
+                       "machine an embedded local Ray starts only once the run is expected to spend over ~30 s "
+                       "evaluating (--no-handover: at once; --workers 0: never); --address auto joins an "
+                       "existing cluster (ray start --head).")
     p.add_argument("spec", metavar="SPEC", help="a run spec, e.g. runs/nim-table.toml")
     add_execution_arguments(p)
     p.add_argument("--generations", type=int, default=None, help="override the spec's generations")
@@ -33,7 +37,18 @@ def add_parser(sub) -> None:
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$")
 
 
-def setting(text: str) -> tuple[str, Any]:
+class Setting(tuple):
+    """`(key, value)` of one `--set`, keeping the text as typed (`text`) to name it in an error."""
+
+    text: str
+
+    def __new__(cls, key: str, value: Any, text: str) -> "Setting":
+        made = super().__new__(cls, (key, value))
+        made.text = text
+        return made
+
+
+def setting(text: str) -> Setting:
     """`--set KEY=VALUE`: a dotted key and a TOML value; a value that is not TOML is a plain string
     (so paths need no quotes), unless it starts like a TOML string, array or table."""
     key, equals, value = text.partition("=")
@@ -44,11 +59,11 @@ def setting(text: str) -> tuple[str, Any]:
     if not value:
         raise argparse.ArgumentTypeError(f"{key}: no value after '=' (a string needs quotes: {key}='\"\"')")
     try:
-        return key, tomllib.loads(f"value = {value}")["value"]
+        return Setting(key, tomllib.loads(f"value = {value}")["value"], text)
     except tomllib.TOMLDecodeError as exc:
         if value[0] in "\"'[{":
             raise argparse.ArgumentTypeError(f"{key}: {value!r} is not a TOML value ({exc})") from None
-        return key, value
+        return Setting(key, value, text)
 
 
 def workers_count(text: str) -> int | str:
@@ -75,7 +90,8 @@ def add_execution_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..spec import load_spec
+    from ..spec import SpecError, load_spec
+    from ..spec_errors import blame_flags
 
     flags = {
         "execution.workers": (args.workers, "--workers"),
@@ -91,17 +107,23 @@ def run(args) -> int:
         if value is not None and key in settings:
             raise UserError(f"--set {key}=... and {flag} both set {key}; give one of them")
     settings.update({key: value for key, (value, _) in flags.items() if value is not None})
-    spec = load_spec(args.spec, settings)
+    named = {key: flag for key, (value, flag) in flags.items() if value is not None}
+    named.update({item[0]: f"--set {item.text}" for item in args.settings})  # the last --set of a key
+    try:
+        spec = load_spec(args.spec, settings)
+    except SpecError as exc:  # a key a flag set: the flag is named, not the spec file
+        raise SpecError(blame_flags(str(exc), str(Path(args.spec)), named)) from None
     return execute(spec, force=args.force)
 
 
 def execute(spec, force: bool = False) -> int:
     from ..outputs import check_run_dir
-    from ..runner import fit_spec, output_dir, start_run
+    from ..runner import check_can_start, fit_spec, output_dir, start_run
     from ..spec_islands import on_runners
 
     target = output_dir(spec)
     check_run_dir(target, "; give --out a new path or a run directory")  # before the start line
+    check_can_start(target, force)  # a live run there, another run there: refused before it too
     spec, capped = fit_spec(spec)
     if capped:
         print(f"evo run: {capped}", file=sys.stderr)
@@ -124,10 +146,24 @@ def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | No
     first = [0]  # the first generation this process runs (0: a new run)
 
     with RunProgress() as progress:
-        def on_start(generations: int, start: int, primary: str) -> None:
+        def on_start(generations: int, start: int, primary: str, evaluations: int = 0) -> None:
             first[0] = start
-            progress.on_start(generations, start, primary)
+            progress.on_start(generations, start, primary, evaluations)
 
-        path = run(progress.on_generation, on_start)
+        try:
+            path = run(progress.on_generation, on_start)
+        except KeyboardInterrupt:
+            raise Interrupted(target) from None
     console.print(done_line(path, first[0]))
     return 0
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C in a run: `evo` says how to go on (`hint`), in its one `interrupted` line."""
+
+    def __init__(self, target) -> None:
+        from ..records.rundir import RunDir
+
+        super().__init__()
+        written = RunDir(target).run_json.exists()  # stopped before it wrote anything: nothing to resume
+        self.hint = f"; `evo resume {shlex.quote(str(target))}` continues it" if written else ""

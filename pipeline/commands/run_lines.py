@@ -62,18 +62,22 @@ def _stop(meta: Mapping[str, Any], last: int) -> str:
     return f"generation {last} of {total}"
 
 
-def _where(workers: list[str], execution: Mapping[str, Any]) -> str:
-    """The evaluations and where they ran, from the `worker` column."""
+def _where(workers: list[str], execution: Mapping[str, Any], logged: int | None = None) -> str:
+    """The evaluations this process ran and where, from the `worker` column; `logged`: all the
+    log holds, when a resume ran only some of them."""
     from ..evaluation.local import LOCAL_WORKER
 
     total = len(workers)
     on_actors = sum(worker != LOCAL_WORKER for worker in workers)
     count = f"{total:,} evaluation{'' if total == 1 else 's'}"
+    if logged is not None and logged != total:
+        count = f"{logged:,} evaluations ({total:,} in this resume)"
     if execution.get("workers", 2) == 0:
         return f"{count} in-process"
     if on_actors == 0:
         embedded = execution.get("handover", True) and execution.get("address") is None
-        why = f" (Ray starts only for runs expected to last over ~{_handover_seconds()} s)" if embedded else ""
+        why = (f" (the embedded Ray starts only once the evaluation still to do is expected to take over "
+               f"~{_handover_seconds()} s; breeding, repair and logging do not count)") if embedded else ""
         return f"{count}, all in-process{why}"
     if on_actors == total:
         return f"{count}, all on Ray actors"
@@ -98,7 +102,7 @@ def _evaluated_by(file: Path) -> list[str]:
 
 def done_line(path: str | Path, first: int) -> str:
     """How the run ended and where its evaluations ran, counting generations `first` on
-    (those this process ran), then where to read the logs."""
+    (those this process ran) besides all the log holds, then where to read the logs."""
     from ..records.rundir import RunDir
 
     rundir = RunDir(path)
@@ -109,8 +113,10 @@ def done_line(path: str | Path, first: int) -> str:
     if not mine:
         return f"done: {rundir.path}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
     workers = [w for file in mine for w in _evaluated_by(file)]
+    earlier = sum(len(_evaluated_by(file)) for generation, file in files.items() if generation < first)
     execution = meta["spec"].get("execution") or {}
-    return (f"done: {rundir.path}  ·  {_stop(meta, max(files))}  ·  {_where(workers, execution)}  ·  {tail}")
+    where = _where(workers, execution, len(workers) + earlier if first > 0 else None)
+    return f"done: {rundir.path}  ·  {_stop(meta, max(files))}  ·  {where}  ·  {tail}"
 
 
 def already_finished(meta: Mapping[str, Any], path: str | Path, last: int,

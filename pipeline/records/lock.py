@@ -15,7 +15,7 @@ import fcntl
 import os
 from pathlib import Path
 
-__all__ = ["LOCK_NAME", "RunLock", "RunLocked"]
+__all__ = ["LOCK_NAME", "RunLock", "RunLocked", "check_unlocked"]
 
 LOCK_NAME = "run.lock"
 RESERVE_BYTES = 64 * 1024  # room for run.json's final status when the disk is full
@@ -43,8 +43,7 @@ class RunLock:
         except BlockingIOError:
             holder = _holder(fd)
             os.close(fd)
-            raise RunLocked(f"{self.directory}: another evo process (pid {holder}) is writing this run "
-                            "directory; wait for it to end or stop it first") from None
+            raise _locked(self.directory, holder) from None
         except BaseException:
             os.close(fd)
             raise
@@ -85,6 +84,26 @@ class RunLock:
 
     def __exit__(self, *exc_info: object) -> None:
         self.release()
+
+
+def _locked(directory: Path, holder: str) -> RunLocked:
+    return RunLocked(f"{directory}: another evo process (pid {holder}) is writing this run directory; "
+                     "wait for it to end or stop it first")
+
+
+def check_unlocked(directory: str | Path) -> None:
+    """Raise `RunLocked` if a live process writes `directory`, creating nothing: a refusal said
+    before a command's start line (the writer still takes the lock itself, which decides)."""
+    try:
+        fd = os.open(Path(directory) / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return  # no lock file, or none readable: taking the lock says why
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # released at close, at once
+    except BlockingIOError:
+        raise _locked(Path(directory), _holder(fd)) from None
+    finally:
+        os.close(fd)
 
 
 def _holder(fd: int) -> str:

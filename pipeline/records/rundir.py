@@ -179,6 +179,12 @@ class RunDir:
         if not self.path.is_dir():
             raise FileNotFoundError(f"{self.path}: no such run directory")
         if not self.run_json.exists():
+            runs = [] if self.has_run() else self.runs_inside()
+            if runs:
+                listed = ", ".join(map(str, runs[:4])) + (", …" if len(runs) > 4 else "")
+                raise FileNotFoundError(f"{self.path} is a folder of runs, not a run directory: did you mean "
+                                        f"{runs[0]}? ({len(runs)} run{'s' if len(runs) > 1 else ''} in it, the "
+                                        f"latest first: {listed})")
             what = "holds no run yet" if not self.has_run() else "has lost its run.json"
             raise FileNotFoundError(f"{self.path} is not a run directory (no run.json): it {what}")
         payload = read_json(self.run_json)
@@ -188,6 +194,14 @@ class RunDir:
             if not isinstance(payload.get(key), kind) or isinstance(payload.get(key), bool):
                 raise RunDirError(f"{self.run_json}: no valid {key!r} entry; not a run.json written by evo run")
         return payload
+
+    def runs_inside(self) -> list[Path]:
+        """The run directories in this folder (`runs/`), the latest written first."""
+        try:
+            found = [(entry.stat().st_mtime, entry.parent) for entry in self.path.glob("*/run.json")]
+        except OSError:
+            return []
+        return [folder for _, folder in sorted(found, key=lambda pair: (-pair[0], str(pair[1])))]
 
     def update_run(self, **changes: Any) -> None:
         payload = self.read_run()

@@ -18,9 +18,9 @@ def test_match_prints_wins_rate_interval_and_speed(capsys):
 
 @pytest.mark.parametrize("args,expected", [
     (["match", "wizard", "random"], "valid agents: random, expert, minimax"),
-    (["match", "expert", "random", "--k", "0"], "k must be >= 1"),
-    (["match", "expert", "random", "--board", "3,x"], "--board must be comma-separated integers"),
-    (["match", "expert", "random", "--games", "0"], "--games must be >= 1"),
+    (["match", "expert", "random", "--k", "0"], "--k: must be >= 1, got 0"),
+    (["match", "expert", "random", "--board", "3,x"], "--board: must be comma-separated integers"),
+    (["match", "expert", "random", "--games", "0"], "--games: must be >= 1, got 0"),
     (["match", "expert", "random", "--rows", "many"], "invalid int value"),
     (["frobnicate"], "invalid choice"),
 ])

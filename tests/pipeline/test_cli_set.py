@@ -48,11 +48,13 @@ def test_a_run_takes_its_settings(tmp_path, monkeypatch):
 @pytest.mark.parametrize(("args", "words"), [
     (["--set", "foo"], "argument --set: expected KEY=VALUE"),
     (["--set", "population.size=[1,"], "population.size: '[1,' is not a TOML value"),
-    (["--set", "seed.x=1"], "seed.x: seed is a value, not a section"),
-    (["--set", "population.sise=3"], "population.sise: unknown key; did you mean 'size'?"),
-    (["--set", "population.size=ten"], "population.size: must be an integer (got 'ten')"),
-    (["--set", "operators.repair=yes"], 'operators.repair: must be true, false or "lagrangian"'),
-    (["--set", "setcover.instance=nowhere.txt"], "setcover.instance: no such file 'nowhere.txt'"),
+    (["--set", "seed.x=1"], "error: --set seed.x=1: seed is a value, not a section"),
+    (["--set", "population.sise=3"], "error: --set population.sise=3: unknown key 'sise' in [population] "
+                                     "(did you mean 'size'?)"),
+    (["--set", "population.size=ten"], "error: --set population.size=ten: must be an integer (got 'ten')"),
+    (["--set", "operators.repair=yes"], 'error: --set operators.repair=yes: must be true, false or "lagrangian"'),
+    (["--set", "setcover.instance=nowhere.txt"], "error: --set setcover.instance=nowhere.txt: no such file "
+                                                "'nowhere.txt' (looked in the current folder"),
     (["--set", "seed=3", "--seed", "4"], "--set seed=... and --seed both set seed"),
 ])
 def test_a_bad_setting_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, words):

@@ -38,7 +38,7 @@ def test_pareto_with_a_lexicographic_algorithm_is_refused(tmp_path, monkeypatch,
     monkeypatch.chdir(ROOT)
     line = _refused(capsys, tmp_path, ["run", RULES, "--workers", "0", "--set", "objectives.mode=pareto",
                                        "--set", f"population.algorithm={algorithm}"])
-    assert "objectives.mode: 'pareto' is not Pareto" in line
+    assert "--set objectives.mode=pareto: 'pareto' is not Pareto" in line  # the flag is named
     assert f"population.algorithm = {algorithm!r}" in line and "'nsga2'" in line
 
 

@@ -65,7 +65,7 @@ def test_the_done_line_counts_where_the_evaluations_ran():
 
     embedded = {"workers": 2, "handover": True}
     assert _where(["local"] * 30, {"workers": 0}) == "30 evaluations in-process"
-    assert _where(["local"] * 30, embedded).startswith("30 evaluations, all in-process (Ray starts only for")
+    assert _where(["local"] * 30, embedded).startswith("30 evaluations, all in-process (the embedded Ray starts only")
     assert _where(["actor-1@x/y"] * 30, embedded) == "30 evaluations, all on Ray actors"
     assert _where(["local"] * 10 + ["actor-0@x/y"] * 30, embedded) == \
         "40 evaluations, 75% on Ray actors (the first 10 in-process)"

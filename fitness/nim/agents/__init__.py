@@ -6,6 +6,7 @@ modules add kinds with `register` (decoded genomes, learned agents).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -67,7 +68,9 @@ def agent(name: str, rules: Rules) -> Agent:
     if entry is None:
         if is_reference(name) or name in entry_point_names("agent"):
             return _user_agent(name, rules)
-        raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(agent_names())}, "
+        close = difflib.get_close_matches(kind, list(_REGISTRY), n=1)
+        hint = f"did you mean {close[0] + name[len(kind):]!r}? " if close else ""
+        raise ValueError(f"unknown agent {name!r}; {hint}valid agents: {', '.join(agent_names())}, "
                          "or your own as 'module:name'")
     return entry.factory(name, rules, param if sep else None)
 
