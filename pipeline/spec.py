@@ -170,7 +170,8 @@ class SetCover(_Strict):
     N: int | None = Field(None, ge=1, description="size of the course generator's instance problem(N, seed)")
     instance_seed: int = Field(42, description="the course generator's seed")
     instance: str | None = Field(None, description=(
-        "an OR-Library set-covering file, JSON (lists, optionally costs) or a boolean .npy"))
+        "an OR-Library set-covering file, JSON (lists, optionally costs) or a boolean .npy; a relative "
+        "path is read from the spec's folder"))
 
     @model_validator(mode="after")
     def _one_source(self) -> "SetCover":

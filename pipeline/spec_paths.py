@@ -9,8 +9,9 @@ a note saying how to name it. A path given with `--set` on a command line is
 read from the current folder, as a shell user expects. The spec keeps the absolute path (run.json records it,
 so `evo resume` works from any folder).
 
-The run id hashes the path as the old rule spelled it (from the current folder,
-`path_names`), so a run started as before keeps its run id and its log.
+The run id hashes the path from the current folder (`path_names`; as written
+where the old rule read it so), so a run started as before keeps its run id and
+its log, and a spec printed by `evo spec` (absolute paths) runs as the original.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def resolve_data_paths(sections: dict[str, dict[str, object]], spec_dir: Path | 
         found, index = _find(key, written, spec_dir, key in flags, source)
         resolved.paths[key] = os.path.abspath(found)
         from_cwd = Path(written).expanduser()
-        # The old rule's spelling: as written when the current folder finds it, else from there.
-        same = from_cwd.is_file() and os.path.samefile(from_cwd, found)
+        # The path from the current folder: as written where that is how the old rule read it.
+        same = not from_cwd.is_absolute() and from_cwd.is_file() and os.path.samefile(from_cwd, found)
         resolved.path_names[key] = written if same else os.path.relpath(found)
         if index == 1:  # found only from the current folder
             better = os.path.relpath(os.path.abspath(found), spec_dir.resolve())

@@ -90,9 +90,6 @@ def add_execution_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..spec import SpecError, load_spec
-    from ..spec_errors import blame_flags
-
     flags = {
         "execution.workers": (args.workers, "--workers"),
         "execution.address": (args.address, "--address"),
@@ -102,18 +99,26 @@ def run(args) -> int:
         "seed": (args.seed, "--seed"),
         "execution.output": (args.out, "--out"),
     }
-    settings = dict(args.settings)  # a key set twice: the last one counts
-    for key, (value, flag) in flags.items():
-        if value is not None and key in settings:
+    return execute(load_flagged(args.spec, args.settings, flags), force=args.force)
+
+
+def load_flagged(path: str, settings: list[Setting], flags: dict[str, tuple[Any, str]] | None = None):
+    """`load_spec` with the `--set` settings and the flags (key -> (value or None, flag)); an
+    error about a key a flag set names the flag, not the spec file."""
+    from ..spec import SpecError, load_spec
+    from ..spec_errors import blame_flags
+
+    given = {key: flag for key, (value, flag) in (flags or {}).items() if value is not None}
+    overrides = dict(settings)  # a key set twice: the last one counts
+    for key, flag in given.items():
+        if key in overrides:
             raise UserError(f"--set {key}=... and {flag} both set {key}; give one of them")
-    settings.update({key: value for key, (value, _) in flags.items() if value is not None})
-    named = {key: flag for key, (value, flag) in flags.items() if value is not None}
-    named.update({item[0]: f"--set {item.text}" for item in args.settings})  # the last --set of a key
+    overrides.update({key: flags[key][0] for key in given})
+    named = {**given, **{item[0]: f"--set {item.text}" for item in settings}}  # the last --set of a key
     try:
-        spec = load_spec(args.spec, settings)
-    except SpecError as exc:  # a key a flag set: the flag is named, not the spec file
-        raise SpecError(blame_flags(str(exc), str(Path(args.spec)), named)) from None
-    return execute(spec, force=args.force)
+        return load_spec(path, overrides)
+    except SpecError as exc:
+        raise SpecError(blame_flags(str(exc), str(Path(path)), named)) from None
 
 
 def execute(spec, force: bool = False) -> int:

@@ -35,10 +35,10 @@ def run(args) -> int:
         return 0
     if args.spec is None:
         raise UserError("give a SPEC to resolve (e.g. evo spec runs/nim-table.toml), --schema or --reference")
-    from ..spec import load_spec
     from ..toml_text import dumps
+    from .run import load_flagged
 
-    resolved = load_spec(args.spec, dict(args.settings)).model_dump(mode="json")
+    resolved = load_flagged(args.spec, args.settings).model_dump(mode="json")
     if args.json:
         print(json.dumps(resolved, indent=2, ensure_ascii=False))
     else:

@@ -131,7 +131,7 @@ def test_spec_set_overrides(capsys, monkeypatch) -> None:
 @pytest.mark.parametrize("argv, said", [
     (["spec"], "give a SPEC"),
     (["spec", "--schema", "runs/nim-table.toml"], "--schema describes every spec"),
-    (["spec", "runs/nim-table.toml", "--set", "population.sise=3"], "population.sise: unknown key"),
+    (["spec", "runs/nim-table.toml", "--set", "population.sise=3"], "--set population.sise=3: unknown key 'sise'"),
 ])
 def test_spec_command_refusals_are_one_line(argv: list[str], said: str, capsys, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
