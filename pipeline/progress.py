@@ -14,13 +14,16 @@ import math
 import time
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .display import console
 
-__all__ = ["PlainLines", "RunProgress"]
+__all__ = ["PlainLines", "RunProgress", "fit_bar"]
 
 PLAIN_LINES = 20  # about this many lines for a long run when stdout is not a terminal
+BAR_WIDTH = 40, 6  # the bar's width on a wide terminal, and the least it is shrunk to
+TIME_WIDTH = 8  # elapsed and ETA as H:MM:SS, with room for a tenth hour
 
 
 class PlainLines:
@@ -54,22 +57,41 @@ class PlainLines:
         print(line, flush=True)
 
 
-class RunProgress:
-    """Feeds `on_start`/`on_generation` callbacks of the runner into a rich bar (or plain lines)."""
+def fit_bar(width: int, generation_text: str, choices: list[str]) -> tuple[int, str]:
+    """(bar width, text) for a line of `width` columns: the first of `choices` (the fullest
+    first) that fits beside a bar of at least the least width, the bar as wide as room allows;
+    the last choice cut with "…" if none fits. Generation, elapsed and ETA are never cut:
+    rich shrinks every column of a line too wide, and at 80 columns they read `0:0…`."""
+    fixed = len(generation_text) + 2 * TIME_WIDTH + len("ETA") + 5  # five spaces between six columns
+    room = width - 1 - fixed - 1  # the last column left free (a full line wraps on some terminals)
+    widest, least = BAR_WIDTH
+    for text in choices:
+        if len(text) + least <= room:
+            return min(widest, room - len(text)), text
+    keep = max(room - least, 1)
+    last = choices[-1]
+    return least, last if len(last) <= keep else last[:keep - 1] + "…"
 
-    def __init__(self, live: bool | None = None) -> None:
+
+class RunProgress:
+    """Feeds `on_start`/`on_generation` callbacks of the runner into a rich bar (or plain lines).
+
+    The live bar fits its terminal's width: the label of the best figure, then the rate and
+    the bar's width give way first, so generation, elapsed and ETA stay whole at 80 columns."""
+
+    def __init__(self, live: bool | None = None, output: Console | None = None) -> None:
         self.primary = "fitness"  # the run tells which metric it follows, in on_start
-        self.live = console.is_terminal if live is None else live
+        self.output = console if output is None else output
+        self.live = self.output.is_terminal if live is None else live
+        self._bar = BarColumn(bar_width=BAR_WIDTH[0])
         self._progress = Progress(
-            TextColumn("gen {task.completed:>4.0f}/{task.total:.0f}"),
-            BarColumn(),
-            TextColumn("{task.fields[rate]}"),
-            TextColumn("{task.fields[best]}"),
-            TextColumn("{task.fields[failures]}"),
+            TextColumn("{task.fields[generation]}"),
+            self._bar,
+            TextColumn("{task.fields[info]}"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            console=console,
+            console=self.output,
             transient=False,
         ) if self.live else None
         self._task = None
@@ -101,9 +123,8 @@ class RunProgress:
         self._evals = evaluations
         self._started = time.perf_counter()
         if self._progress is not None:
-            self._task = self._progress.add_task(
-                "run", total=generations, completed=done, rate="",
-                best="initial population…" if first == 0 else "", failures="")
+            self._task = self._progress.add_task("run", total=generations, completed=done,
+                                                 **self._fitted(done, ["initial population…" if first == 0 else ""]))
         elif first > 0:
             self._print(f"resuming after generation {first - 1} of {generations}")
 
@@ -120,11 +141,28 @@ class RunProgress:
             "failures": f"worker failures {self._failures}" if self._failures else "",
         }
         if self._progress is not None:
-            self._progress.update(self._task, completed=generation, **fields)
+            self._progress.update(self._task, completed=generation,
+                                  **self._fitted(generation, self._choices(fields, best, mean)))
             return
         line = "  ".join(part for part in (f"gen {generation}/{self._total}", *fields.values(),
                                            f"{time.perf_counter() - self._started:.1f} s") if part)
         self._plain.add(generation, line)
+
+    def _choices(self, fields: dict[str, str], best: float | None, mean: float | None) -> list[str]:
+        """The text beside the bar, fullest first: then without the metric's name, without
+        the rate, with failures shortened; a count of worker failures is in every one."""
+        failures, failed = (f"{self._failures} worker failures", f"{self._failures} failed") if self._failures \
+            else ("", "")
+        figures = f"best {best:.4g} · mean {mean:.4g}" if best is not None else ""
+        shortest = f"best {best:.4g}" if best is not None else ""
+        return ["  ".join(part for part in parts if part) for parts in (
+            fields.values(), (fields["rate"], figures, failures), (figures, failures), (figures, failed),
+            (shortest, failed))]
+
+    def _fitted(self, completed: int, choices: list[str]) -> dict[str, str]:
+        """The bar's text fields for the terminal's width now (the bar's width set to match)."""
+        self._bar.bar_width, info = fit_bar(self.output.width, f"gen {self._total:>4}/{self._total}", choices)
+        return {"generation": f"gen {completed:>4}/{self._total}", "info": info}
 
     @staticmethod
     def _print(line: str) -> None:

@@ -48,7 +48,8 @@ def beasley(rows: int, columns: int, density: float, seed: int, *, unicost: bool
             matrix[i, rng.integers(columns)] = True
     costs = np.ones(columns, dtype=np.int64) if unicost else rng.integers(1, 101, size=columns)
     lists = [np.flatnonzero(matrix[:, j]).tolist() for j in range(columns)]
-    return Instance(rows, lists, costs.tolist())
+    return Instance(rows, lists, costs.tolist(),
+                    source=f"beasley({rows}, {columns}, {density}, seed={seed}{', unicost' if unicost else ''})")
 
 
 def beasley_class(name: str, seed: int) -> Instance:

@@ -29,11 +29,15 @@ class Instance:
     equals ``Instance(N, lists, costs=sizes)``.  Equality and hashing use
     ``N``, ``lists`` and ``costs``; the arrays are read-only.  Duplicate
     elements inside one list are rejected (a list's size would be ambiguous).
+    ``source`` says where it came from (a file, ``problem(N, seed)``), for its
+    repr only: the repr is a one-line summary, never the lists (23-101 KB for
+    the shipped instances, in every traceback and debugger that printed one).
     """
 
     N: int
     lists: tuple[tuple[int, ...], ...]
     costs: tuple[int, ...] | None = None
+    source: str | None = field(default=None, compare=False)
     incidence: np.ndarray = field(init=False, repr=False, compare=False)
     sizes: np.ndarray = field(init=False, repr=False, compare=False)
     list_costs: np.ndarray = field(init=False, repr=False, compare=False)
@@ -52,6 +56,15 @@ class Instance:
         object.__setattr__(self, "sizes", _read_only(sizes))
         object.__setattr__(self, "list_costs", _read_only(costs.copy()))
 
+    def __repr__(self) -> str:
+        density = int(self.sizes.sum()) / (self.n_lists * self.N)
+        costs = "sizes" if self.size_costs else f"{int(self.list_costs.min())}..{int(self.list_costs.max())}"
+        source = self.source
+        if source is not None and len(source) > _SOURCE_CHARS:  # a deep path: its end names the file
+            source = "…" + source[1 - _SOURCE_CHARS:]
+        return (f"Instance(N={self.N}, lists={self.n_lists}, density={density:.3g}, costs={costs!r}, "
+                f"source={source!r})")
+
     @classmethod
     def from_problem(cls, N: int, seed: int | None = None) -> Instance:
         """The course instance ``problem(N, seed)``, generated once per process.
@@ -63,7 +76,7 @@ class Instance:
         return _course_instance(cls, N, seed)
 
     @classmethod
-    def from_incidence(cls, incidence: np.ndarray) -> Instance:
+    def from_incidence(cls, incidence: np.ndarray, source: str | None = None) -> Instance:
         """Build from a boolean matrix (lists x elements)."""
         matrix = np.asarray(incidence)
         if matrix.dtype != np.bool_:
@@ -73,7 +86,7 @@ class Instance:
         if matrix.shape[0] == 0 or matrix.shape[1] == 0:
             raise ValueError(f"incidence matrix is empty (shape {matrix.shape})")
         lists = tuple(tuple(int(e) for e in np.flatnonzero(row)) for row in matrix)
-        return cls(matrix.shape[1], lists)
+        return cls(matrix.shape[1], lists, source=source)
 
     @classmethod
     def load(cls, path: str | Path) -> Instance:
@@ -93,7 +106,7 @@ class Instance:
             raise ValueError(f"{path}: {reason}") from None
 
     @classmethod
-    def _from_json(cls, data: Any) -> Instance:
+    def _from_json(cls, data: Any, source: str | None = None) -> Instance:
         costs = None
         if isinstance(data, dict):
             unknown = set(data) - {"N", "lists", "costs"}
@@ -109,7 +122,7 @@ class Instance:
             if not elements:
                 raise ValueError("lists contain no elements, so N cannot be inferred")
             N = max(max(elements) + 1, 1)  # all negative: N = 1, and the constructor names the element
-        return cls(N, lists, costs)
+        return cls(N, lists, costs, source=source)
 
     def save(self, path: str | Path) -> None:
         """Write JSON ``{"N": ..., "lists": [...]}`` (plus ``"costs"`` unless they are the sizes); ``load`` reads it back equal."""
@@ -196,6 +209,8 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 _BOOL_TYPES = {bool, np.bool_}  # numpy silently turns [1, True] into integers
 
 
+_SOURCE_CHARS = 80  # the longest source a repr shows whole
+
 _FREE = 1e-9  # the ratio cost of a list that costs nothing (1e-9 / gain stays below any 1 / gain)
 
 
@@ -272,14 +287,14 @@ def _load(cls: type[Instance], path: str, modified_ns: int, size: int) -> Instan
 
     file = Path(path)
     if file.suffix == ".npy":
-        return cls.from_incidence(_read_npy(file))
+        return cls.from_incidence(_read_npy(file), source=path)
     data = file.read_bytes()
     if file.suffix != ".json" and data.lstrip()[:1] not in (b"[", b"{"):
         N, lists, costs = read_orlib(data)
-        return cls(N, lists, costs)
-    return cls._from_json(_read_json(data))
+        return cls(N, lists, costs, source=path)
+    return cls._from_json(_read_json(data), source=path)
 
 
 @lru_cache(maxsize=8)
 def _course_instance(cls: type[Instance], N: int, seed: int | None) -> Instance:
-    return cls(N, problem(N, seed))  # type: ignore[arg-type]
+    return cls(N, problem(N, seed), source=f"problem({N}, seed={seed})")  # type: ignore[arg-type]

@@ -218,7 +218,16 @@ def to_html(blocks: list[Block]) -> str:
         elif kind == "code":
             out.append(f"<p><code>{html.escape(block[1])}</code></p>")
         elif kind == "table":
-            head = "".join(f"<th>{html.escape(h)}</th>" for h in block[1])
-            body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in block[2])
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            head = "".join(f"<th>{html.escape(h).replace('_', '_<wbr>')}</th>" for h in block[1])  # may break
+            body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in block[2])
+            out.append(f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
     return "\n".join(out)
+
+
+WRAP_AFTER = 24  # characters: a longer cell with spaces is prose (a hall-of-fame row's copies), wrapped
+
+
+def _cell(text: str) -> str:
+    """A table cell: numbers stay on one line, prose wraps inside its cell (page.py's `td.text`)."""
+    wraps = len(text) > WRAP_AFTER and " " in text
+    return f'<td class="text">{html.escape(text)}</td>' if wraps else f"<td>{html.escape(text)}</td>"

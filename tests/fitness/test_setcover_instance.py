@@ -1,6 +1,7 @@
 """Instance: derived arrays agree with the lists; files round-trip; malformed files fail in one line."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,3 +116,28 @@ def test_equal_instances_hash_equal_and_save_is_json(tmp_path):
     assert a == b and hash(a) == hash(b)
     a.save(tmp_path / "a.json")
     assert json.loads((tmp_path / "a.json").read_text()) == {"N": 3, "lists": [[0, 1], [2]]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances())
+def test_repr_is_a_short_summary_never_the_lists(instance):
+    text = repr(instance)
+    assert len(text) < 200 and "\n" not in text
+    assert text.startswith(f"Instance(N={instance.N}, lists={instance.n_lists}, density=")
+    assert ("costs='sizes'" in text) == instance.size_costs
+    assert "source=None" in text  # built from lists in code: no file, no generator
+
+
+def test_repr_of_the_shipped_instances_names_their_source_in_one_short_line(tmp_path):
+    """Issue 44: repr dumped 23-101 KB (every list), in tracebacks, debuggers and notebooks."""
+    course = Instance.from_problem(1000, 42)
+    assert repr(course) == "Instance(N=1000, lists=3619, density=0.293, costs='sizes', source='problem(1000, seed=42)')"
+    scp = Instance.load(Path(__file__).parents[2] / "runs" / "setcover-scp.txt")
+    assert repr(scp).startswith("Instance(N=200, lists=1000, density=0.0196, costs='1..100', source='/")
+    assert repr(scp).endswith("runs/setcover-scp.txt')")
+    deep = tmp_path.joinpath(*["a-long-folder-name"] * 12)
+    deep.mkdir(parents=True)
+    scp.save(deep / "copy.json")
+    copy = Instance.load(deep / "copy.json")
+    assert copy == scp and len(repr(copy)) < 200 and repr(copy).endswith("a-long-folder-name/copy.json')")
+    assert Instance(course.N, course.lists) == course  # the source is no part of equality

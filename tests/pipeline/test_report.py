@@ -4,6 +4,7 @@ in a real headless browser, and `--compare` overlays runs."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from pipeline.cli import main
 from pipeline.report import report_figures, write_comparison, write_report
 from pipeline.reporting.common import RunLogs, band, is_rate
 from pipeline.reporting.compare import comparison_figure, run_labels
-from pipeline.reporting.summary import fmt
+from pipeline.reporting.summary import fmt, to_html
 from pipeline.runner import start_run
 from pipeline.spec import load_spec
 
@@ -157,21 +158,25 @@ def _browser() -> str | None:
     return None
 
 
-def test_report_html_renders_in_a_headless_browser(runs, tmp_path):
+def _headless(tmp_path: Path, page: Path, *flags: str) -> str:
+    """Open `page` in headless chromium with `flags` (skipped without one, failed where CI needs one); its stdout."""
     browser = _browser()
     if browser is None:
         if os.environ.get("EVO_REQUIRE_BROWSER"):
             pytest.fail("EVO_REQUIRE_BROWSER is set but no chromium is installed (.ci/run installs it)")
         pytest.skip("no chromium on this machine (apt-get install -y chromium); CI requires it")
+    return subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", *flags, page.resolve().as_uri()],
+        check=True, timeout=120, capture_output=True, text=True).stdout
+
+
+def test_report_html_renders_in_a_headless_browser(runs, tmp_path):
     write_report(runs["table"])
     page = runs["table"] / "report" / "report.html"
     shot = tmp_path / "shot.png"
-    subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1200,2000",
-         page.resolve().as_uri()],
-        check=True, timeout=120, capture_output=True)
+    _headless(tmp_path, page, f"--screenshot={shot}", "--window-size=1200,2000")
     image = matplotlib.image.imread(shot)[..., :3]
     assert image.shape[:2] == (2000, 1200)
     ink = (image < 0.9).any(axis=2)  # anything not (near) white: text, table rules, plots
@@ -179,6 +184,56 @@ def test_report_html_renders_in_a_headless_browser(runs, tmp_path):
     assert image.std() > 0.05
     colourful = (image.max(axis=2) - image.min(axis=2)) > 0.3  # the plots' coloured lines and heat map
     assert colourful.mean() > 0.002
+
+
+# Run in the page once it has laid out: what reaches past the body's right edge (outside a box
+# that scrolls), which table boxes scroll, and the page's own widths.
+_OVERFLOW_CHECK = """<script>
+window.addEventListener("load", () => {
+  const root = document.documentElement, right = document.body.getBoundingClientRect().right;
+  const boxed = el => { for (let a = el.parentElement; a && a !== document.body; a = a.parentElement)
+                          if (getComputedStyle(a).overflowX !== "visible") return true; return false; };
+  const over = [...document.body.querySelectorAll("*")].filter(el => !boxed(el))
+    .filter(el => el.getBoundingClientRect().right > right + 0.5).map(el => el.tagName);
+  const scrolled = [...document.querySelectorAll("div.table")].filter(d => d.scrollWidth > d.clientWidth)
+    .map(d => d.textContent.slice(0, 60));
+  const out = document.createElement("pre");
+  out.id = "overflow";
+  out.textContent = JSON.stringify({page: root.scrollWidth, window: root.clientWidth, over, scrolled});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def test_a_converged_runs_hall_of_fame_fits_a_1280_px_window(runs, tmp_path):
+    """Issue 44: a converged run's hall-of-fame row (1 distinct genome, its copies listed) ran
+    off the page at 1280 px. The copies are made here as selection makes them, the same
+    genome under new ids, in a copy of the rules run (the widest table: every win rate)."""
+    run = tmp_path / "converged"
+    shutil.copytree(runs["rules"], run)
+    best = json.loads((run / "best.json").read_text())
+    top = best["hall_of_fame"][0]
+    best["hall_of_fame"] = [top] + [dict(top, id=1_000_000 + 7 * i) for i in range(30)]
+    (run / "best.json").write_text(json.dumps(best))
+    write_report(run)
+    page = (run / "report" / "report.html").read_text()
+    assert "30 (ids 1000000, 1000007," in page and "1 distinct genome" in page
+    checked = run / "report" / "checked.html"
+    checked.write_text(page.replace("</body>", _OVERFLOW_CHECK + "</body>"))
+    dom = _headless(tmp_path, checked, "--window-size=1280,900", "--virtual-time-budget=5000", "--dump-dom")
+    found = re.search(r'<pre id="overflow">(.*?)</pre>', dom)
+    assert found, "the check did not run"
+    widths = json.loads(html.unescape(found.group(1)))
+    assert widths["page"] <= widths["window"], widths  # no sideways scrolling of the page
+    assert widths["over"] == [] and widths["scrolled"] == [], widths  # every table fits, none scrolls
+
+
+def test_long_cells_wrap_and_tables_scroll_in_their_own_box():
+    page = to_html([("table", ["rank", "win_rate_expert", "identical copies"],
+                     [["0", "0.9", "30 (ids 1000000, 1000007, 1000014, 1000021)"], ["1", "0.8", "–"]])])
+    assert page.startswith('<div class="table"><table>') and page.endswith("</table></div>")
+    assert '<td class="text">30 (ids 1000000,' in page and "<td>0.9</td>" in page and "<td>–</td>" in page
+    assert "<th>win_<wbr>rate_<wbr>expert</th>" in page  # a long column name may break after _
 
 
 def test_compare_overlays_every_run_with_a_legend_naming_each(runs, tmp_path, capsys):

@@ -2,11 +2,14 @@
 
 Every rewrite keeps the score of every move unchanged (the tests check the
 simplified form against the original on whole boards), so a reader sees the
-rule an evolved expression plays, not its bloat.
+rule an evolved expression plays, not its bloat. A term that is one number on
+every position (`xor_all(vmod(rows, 1))`, `gt(0, count(rows))`) is that
+number: the ranges of `bounds.py` find it.
 """
 
 from __future__ import annotations
 
+from .bounds import TERMINAL_RANGES, Interval, at_most, below, interval
 from .language import TERMINALS, Node, interpret
 
 __all__ = ["simplify"]
@@ -42,12 +45,20 @@ def simplify(node: Node) -> Node:
         node = simpler
 
 
-def _rewrite(node: Node) -> Node:
+def _rewrite(node: Node, rows: Interval = TERMINAL_RANGES["rows"]) -> Node:
+    """One bottom-up pass; `rows`: the values the `rows` in scope can hold (a let's body sees its binding's)."""
     if not node.children:
         return node
-    node = Node(node.name, tuple(_rewrite(c) for c in node.children))
+    if node.name == "let":
+        bound = _rewrite(node.children[0], rows)
+        node = Node("let", (bound, _rewrite(node.children[1], interval(bound, rows))))
+    else:
+        node = Node(node.name, tuple(_rewrite(c, rows) for c in node.children))
     if node.type == "S" and not _uses_terminals(node):  # constant folding
         return Node(str(interpret(node, [], 0, 0, 0)))
+    low, high = interval(node, rows)
+    if node.type == "S" and low is not None and low == high:  # one value on every position
+        return Node(str(low))
     name, kids = node.name, node.children
     if name == "let" and (kids[0].name == "rows" or not _reads_rows(kids[1])):
         return kids[1]  # binding rows to themselves, or for a body that never reads them
@@ -55,8 +66,11 @@ def _rewrite(node: Node) -> Node:
     b = kids[1] if len(kids) > 1 else None
     na, nb = _number(a), (_number(b) if b is not None else None)
     if name == "if_":
-        if na is not None:
-            return kids[1] if na != 0 else kids[2]
+        condition = interval(a, rows)
+        if condition == (0, 0):
+            return kids[2]
+        if (condition[0] is not None and condition[0] > 0) or (condition[1] is not None and condition[1] < 0):
+            return kids[1]  # never 0
         if kids[1] == kids[2]:
             return kids[1]
     if name in ("add", "or_", "xor") and nb == 0:
@@ -69,21 +83,23 @@ def _rewrite(node: Node) -> Node:
         return b if na == 1 else a
     if name in ("mul", "and_") and (na == 0 or nb == 0):
         return Node("0")
-    if name in ("sub", "xor", "lt", "gt") and a == b:
+    if name in ("sub", "xor", "mod") and a == b:  # x mod x is 0, and so is x mod 0
         return Node("0")
     if name == "eq" and a == b:
         return Node("1")
+    if name in ("lt", "gt"):
+        low, high = (a, b) if name == "lt" else (b, a)  # is low < high?
+        if at_most(high, low, rows):
+            return Node("0")
+        if below(low, high, rows):
+            return Node("1")
+    if name == "eq" and (below(a, b, rows) or below(b, a, rows)):
+        return Node("0")
     if name in ("and_", "or_") and a == b:
         return a
-    if name in ("xor_all", "sum_all", "max_all", "count") and a.name == "vand" and _number(a.children[1]) == 0:
-        return Node("0")  # a reduction of all-zero rows
+    if name == "mod" and interval(a, rows)[0] is not None and interval(a, rows)[0] >= 0 and below(a, b, rows):
+        return a  # 0 <= a < b
     if name == "mod" and (na == 0 or nb in (0, 1)):  # mod(0, x) = mod(x, 1) = mod(x, 0) = 0
         return Node("0")
-    if name == "eq" and ((a.name in _BOOLEAN and nb is not None and nb not in (0, 1))
-                         or (b.name in _BOOLEAN and na is not None and na not in (0, 1))):
-        return Node("0")  # a comparison is 0 or 1, never another number
     return node
-
-
-_BOOLEAN = {"lt", "gt", "eq"}
 
