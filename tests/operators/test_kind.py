@@ -65,3 +65,12 @@ def test_same_record_is_equality_with_nan_equal_to_itself(record):
     assert same_record(record, as_tuples)
     assert not same_record(record, [record])
     assert not same_record([1.0, float("nan")], [1.0, 2.0]) and not same_record({"a": 1}, {"b": 1})
+
+
+def test_same_record_walks_what_python_equality_cannot_tell():
+    nan = float("nan")
+    assert same_record([1.0, nan], [1.0, float("nan")]) and same_record({"a": [nan]}, {"a": [float("nan")]})
+    assert same_record([np.array([1.0, 2.0])], [[1.0, 2.0]])  # an array inside: == is element-wise
+    assert not same_record([np.array([1.0, 2.0])], [[1.0, 3.0]])
+    assert same_record([True, False] * 2_000, np.array([True, False] * 2_000))
+    assert not same_record([True, False] * 2_000, [True, False] * 1_999 + [True, True])
