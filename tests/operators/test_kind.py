@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from operators.kind import GenomeKind, array_key, bool_lists, same_record
 
@@ -26,6 +26,7 @@ def _kind(record_array) -> GenomeKind:
                       from_record=np.asarray, record_type=pa.list_(pa.bool_()), record_array=record_array)
 
 
+@settings(deadline=None)  # its first example pays pyarrow's first calls (1.7-2.4 s on a loaded machine)
 @given(st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=1, max_size=6))
 def test_a_record_array_that_agrees_with_to_record_is_the_column(rows):
     genomes = [np.array(row, dtype=bool) for row in rows]
