@@ -92,10 +92,22 @@ def same_record(a: Any, b: Any) -> bool:
     if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
         return bool(a == b or (a != a and b != b))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(map(same_record, a, b))
+        return len(a) == len(b) and (_equal_in_c(a, b) or all(map(same_record, a, b)))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_record(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and (_equal_in_c(a, b) or all(same_record(a[k], b[k]) for k in a))
     return bool(a == b)
+
+
+def _equal_in_c(a: Any, b: Any) -> bool:
+    """Python's own == on two containers of one type: a whole record in C, where the walk above
+    costs a call per value (a 3,619-bit genome checked every generation: 4 ms, against 6 us).
+    False when it cannot tell (a NaN, an array inside): the walk then decides."""
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except ValueError:  # an array inside compares element-wise
+        return False
 
 
 def distinct_share(keys: list[Any]) -> float:

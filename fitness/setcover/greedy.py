@@ -68,17 +68,40 @@ def remove_redundant(instance: Instance, selected: np.ndarray, counts: np.ndarra
     """
     kept = np.array(selected, dtype=bool)
     indices = np.flatnonzero(kept)
-    pairs = instance.elements_of(indices)
-    counts = np.bincount(pairs, minlength=instance.N) if counts is None else np.array(counts, dtype=np.int64)
-    sizes = instance.sizes[indices]
-    alone = np.bincount(np.repeat(np.arange(len(indices)), sizes), weights=counts[pairs] == 1, minlength=len(indices))
-    candidates = indices[alone == 0]
+    counts, alone = _holders_and_alone(instance, indices, counts)
+    candidates = indices[~alone]
     for j in candidates[np.argsort(-instance.list_costs[candidates], kind="stable")]:
         members = instance.members[j]
         if members.size == 0 or counts[members].min() >= 2:
             kept[j] = False
             counts[members] -= 1
     return kept
+
+
+# In the sums below a (list, element) pair costs about as much as this many dense incidence
+# cells: the two ways break even near 3% density (measured, 0.5-30% dense, 100-20,000 lists).
+_CELLS_PER_PAIR = 32
+
+
+def _holders_and_alone(instance: Instance, indices: np.ndarray,
+                       counts: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """How many of the lists ``indices`` hold each element (a fresh int64 array; ``counts`` if given),
+    and whether each of them holds an element no other of them holds.
+
+    Summed over the lists' incidence rows where they are dense (course
+    instances, 30%: twice as fast as pairs), over their (list, element) pairs
+    where they are sparse (OR-Library files, 2%).
+    """
+    sizes = instance.sizes[indices]
+    if int(sizes.sum()) * _CELLS_PER_PAIR >= len(indices) * instance.N:
+        rows = instance.incidence[indices]
+        if counts is None:
+            counts = rows.sum(axis=0, dtype=np.min_scalar_type(len(indices)))
+        return np.array(counts, dtype=np.int64), (rows & (counts == 1)).any(axis=1)
+    pairs = instance.elements_of(indices)
+    counts = np.bincount(pairs, minlength=instance.N) if counts is None else np.array(counts, dtype=np.int64)
+    alone = np.bincount(np.repeat(np.arange(len(indices)), sizes), weights=counts[pairs] == 1, minlength=len(indices))
+    return counts, alone > 0
 
 
 def _ratio_picks(instance: Instance, selected: np.ndarray, avoid: np.ndarray | None = None) -> list[int]:

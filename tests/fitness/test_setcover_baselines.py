@@ -2,12 +2,14 @@
 
 import itertools
 import time
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fitness.setcover.greedy as greedy
 from fitness.setcover import (
     Instance,
     SearchLimitExceeded,
@@ -121,6 +123,31 @@ def test_complete_cover_avoid_changes_the_choice():
     # [2] is the only allowed list; 0 and 1 then need an avoided one, the best ratio of which is [0, 1]
     only_last = np.array([True, True, False])
     assert np.flatnonzero(complete_cover(instance, nothing, only_last)).tolist() == [1, 2]
+
+
+def walked_removal(instance, selected):
+    """remove_redundant's rule without its shortcuts: every selected list, dearest first (stable),
+    dropped when each of its elements is held by another list still kept."""
+    kept = selected.copy()
+    for j in sorted(np.flatnonzero(selected), key=lambda j: -instance.costs[j]):
+        others = set().union(*(set(instance.lists[i]) for i in np.flatnonzero(kept) if i != j))
+        if set(instance.lists[j]) <= others:
+            kept[j] = False
+    return kept
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_instances(max_n=20, max_lists=12), st.data())
+def test_remove_redundant_keeps_the_same_lists_whether_it_counts_over_rows_or_pairs(instance, data):
+    selected = np.array(data.draw(st.lists(st.booleans(), min_size=instance.n_lists, max_size=instance.n_lists)))
+    expected = walked_removal(instance, selected)
+    counts = instance.incidence[selected].sum(axis=0)
+    for cells_per_pair in (0, 10**9):  # always pairs, always dense rows
+        with mock.patch.object(greedy, "_CELLS_PER_PAIR", cells_per_pair):
+            assert (remove_redundant(instance, selected) == expected).all()
+            given_counts = counts.copy()
+            assert (remove_redundant(instance, selected, given_counts) == expected).all()
+            assert (given_counts == counts).all()  # the caller's counts are left as they were
 
 
 def test_remove_redundant_drops_dearest_first():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from operators.kind import GenomeKind, array_key, bool_lists, same_record
 
@@ -26,6 +26,7 @@ def _kind(record_array) -> GenomeKind:
                       from_record=np.asarray, record_type=pa.list_(pa.bool_()), record_array=record_array)
 
 
+@settings(deadline=None)  # its first example pays pyarrow's first calls (1.7-2.4 s on a loaded machine)
 @given(st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=1, max_size=6))
 def test_a_record_array_that_agrees_with_to_record_is_the_column(rows):
     genomes = [np.array(row, dtype=bool) for row in rows]
@@ -65,3 +66,12 @@ def test_same_record_is_equality_with_nan_equal_to_itself(record):
     assert same_record(record, as_tuples)
     assert not same_record(record, [record])
     assert not same_record([1.0, float("nan")], [1.0, 2.0]) and not same_record({"a": 1}, {"b": 1})
+
+
+def test_same_record_walks_what_python_equality_cannot_tell():
+    nan = float("nan")
+    assert same_record([1.0, nan], [1.0, float("nan")]) and same_record({"a": [nan]}, {"a": [float("nan")]})
+    assert same_record([np.array([1.0, 2.0])], [[1.0, 2.0]])  # an array inside: == is element-wise
+    assert not same_record([np.array([1.0, 2.0])], [[1.0, 3.0]])
+    assert same_record([True, False] * 2_000, np.array([True, False] * 2_000))
+    assert not same_record([True, False] * 2_000, [True, False] * 1_999 + [True, True])
