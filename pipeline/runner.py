@@ -4,7 +4,6 @@ evaluator and the evolution loop, with the status kept in run.json."""
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -129,6 +128,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
     spec = prepared.spec
     recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise)
     tracking = None
+    failed = True  # until the verdict is written (sys.exc_info() would also see a caller's exception)
     try:
         state = State()
         if recovered is not None and recovered.state is not None:
@@ -149,13 +149,14 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
         with frozen_heap():
             state, reason = loop.run(state)
         recorder.write_verdict(state, prepared.evaluator)
+        failed = False
         return reason
     finally:
         try:
             recorder.close()  # everything evaluated is on disk before the status says so
         finally:
             if tracking is not None:
-                tracking.close(failed=sys.exc_info()[0] is not None)
+                tracking.close(failed=failed)
             prepared.evaluator.close()
 
 

@@ -29,8 +29,7 @@ def timeout_line(seconds: float) -> str:
 @contextmanager
 def alarm(seconds: float) -> Iterator[None]:
     """Raise `EvaluationTimeout` in the block once `seconds` have passed (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        raise RuntimeError("execution.eval_timeout: in-process evaluation must run in the main thread")
+    _require_main_thread()
 
     def expire(signum: int, frame: Any) -> None:
         raise EvaluationTimeout(timeout_line(seconds))
@@ -48,9 +47,16 @@ def timed(evaluate: Callable[[list, list], Any], per_genome: float | None) -> Ca
     """`evaluate` with a budget of `per_genome` seconds per genome of each call (None: unbounded)."""
     if per_genome is None:
         return evaluate
+    _require_main_thread()  # here, not in the call: narrowing would log it as every genome's failure
 
     def call(genomes: list, seeds: list) -> Any:
         with alarm(per_genome * max(len(genomes), 1)):
             return evaluate(genomes, seeds)
 
     return call
+
+
+def _require_main_thread() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("execution.eval_timeout: in-process evaluation is timed with SIGALRM, which only "
+                           "the main thread receives; run it from the main thread, or on Ray workers")

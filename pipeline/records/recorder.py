@@ -132,7 +132,8 @@ class Recorder:
         """The state a verified checkpoint names (see verify.py), members read back from the log."""
         generation = int(checkpoint["generation"])
         log = self.rundir.read_individuals(range(0, generation + 1))
-        self.schema.viability = "viable" in log.columns  # a run keeps the schema it started with
+        # a run keeps the schema it started with: generation 0's, whatever later resumes wrote
+        self.schema.viability = "viable" in self.rundir.read_individuals(range(1), columns=["viable"])
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
         pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)
