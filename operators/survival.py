@@ -49,7 +49,7 @@ def nsga2(parents: Sequence[Any], offspring: Sequence[Any], mu: int, key: Key = 
     invalid fitnesses (failed evaluations) only fill places no valid one takes."""
     pool = list(parents) + list(offspring)
     valid = [ind for ind in pool if ind.fitness.valid]
-    chosen = tools.selNSGA2(valid, mu) if len(valid) < len(pool) else tools.selNSGA2(pool, mu)
+    chosen = tools.selNSGA2(valid, mu)  # all valid: `valid` is `pool`, in its order
     return chosen + [ind for ind in pool if not ind.fitness.valid][: mu - len(chosen)]
 
 

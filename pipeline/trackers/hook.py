@@ -19,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from ..evaluation.core import one_line
+
 if TYPE_CHECKING:
     from ..records import RunDir
     from ..spec import RunSpec
@@ -51,11 +53,6 @@ def warn(text: str) -> None:
     print(f"evo: warning: {text}", file=sys.stderr, flush=True)
 
 
-def _reason(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
-
-
 class TrackingHook:
     """A run-loop hook (`hook(row)`): every row to every tracker still up."""
 
@@ -75,7 +72,7 @@ class TrackingHook:
                 call(tracker)
             except Exception as exc:  # a tracker down mid-run: said once, then left out
                 self.trackers.remove(tracker)
-                warn(f"{tracker.name}: {doing} failed ({_reason(exc)}); the run goes on without it "
+                warn(f"{tracker.name}: {doing} failed ({one_line(exc)[:240]}); the run goes on without it "
                      f"(a resume sends the generations it missed)")
 
     def close(self, failed: bool) -> None:
@@ -104,7 +101,7 @@ def start_tracking(spec: RunSpec, rundir: RunDir, rows: list[dict[str, Any]]) ->
             warn(f"{name}: not installed ({exc.name or exc}; {INSTALL}); the run goes on without it")
             continue
         except Exception as exc:
-            warn(f"{name}: cannot open ({_reason(exc)}); the run goes on without it")
+            warn(f"{name}: cannot open ({one_line(exc)[:240]}); the run goes on without it")
             continue
         records[name] = tracker.record
         trackers.append(tracker)
