@@ -157,6 +157,7 @@ def measure(workers: int, case: str, args: argparse.Namespace, address: str, tmp
         efficiencies = [row["efficiency"] for row in runs]
         ceilings = [row["ceiling"] for row in runs]
         per_round = {key: value for key, value in runs[0].items() if key not in ("timeline", "ceiling_calls")}
+        per_round["process_us"] = max((row["process_us"] for row in runs), key=_busiest)  # the worst round
         results.append({**per_round, "efficiencies": efficiencies, "efficiency": float(np.median(efficiencies)),
                         "ceilings": ceilings, "ceiling": float(np.median(ceilings)),
                         "of_ceiling": float(np.median([e / c for e, c in zip(efficiencies, ceilings)])),
@@ -180,6 +181,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         out = tmp / f"{algorithm}-{workers}-{lam}-{ms}-{sigma}"
         started, cpu = time.perf_counter(), time.process_time()
         spent: Counter = Counter()
+        processes: list[tuple[str, float]] = []
         data, generation_times, calls_dir = spec(algorithm, lam, ms, sigma, args), [], None
         if args.timeline:
             calls_dir = tmp / f"calls-{algorithm}-{workers}-{lam}-{ms}-{sigma}"
@@ -193,6 +195,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
                 cpu, seconds = roles.window()
                 if row["generation"] > 0:
                     spent.update({**cpu, "seconds": seconds})
+                    processes[:] = roles.processes
 
         run = pipeline.run(data, address=address, workers=workers, out=str(out), on_generation=after)
         cpu = time.process_time() - cpu
@@ -209,6 +212,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
                         "efficiency": efficiency, "seconds": time.perf_counter() - started,
                         "driver_ms": 1000 * cpu / evaluations,
                         "cpu_ms": per_evaluation(spent, in_window),
+                        "process_us": per_process(processes, in_window),
                         "timeline": describe(summarise(calls_dir, generation_times, workers)) if calls_dir else ""})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
@@ -228,6 +232,33 @@ def per_evaluation(spent: dict[str, float], evaluations: int) -> dict[str, float
     ms = {role: 1000 * value / evaluations for role, value in cpu.items()}
     return {**ms, "total": sum(ms.values()), "cores": sum(cpu.values()) / seconds,
             "ray_cores": cpu.get("ray", 0.0) / seconds}
+
+
+def per_process(processes: list[tuple[str, float]], evaluations: int) -> dict[str, list[float]]:
+    """CPU µs per evaluation of the run, of every process by role (busiest first): which one
+    would cap a bigger cluster (the scale-out goal: none above 8 µs on 2 cores)."""
+    if evaluations == 0:
+        return {}
+    found: dict[str, list[float]] = {}
+    for role, seconds in processes:
+        found.setdefault(role, []).append(1e6 * seconds / evaluations)
+    return {role: sorted(values, reverse=True) for role, values in found.items()}
+
+
+def _processes(us: dict[str, list[float]]) -> str:
+    """The per-process table's cells: driver, each island runner, dispatcher, actors max / mean,
+    Ray's busiest daemon (a cost per second, not per evaluation)."""
+    def top(role: str) -> str:
+        return f"{us[role][0]:.1f}" if us.get(role) else "-"
+    runners = " ".join(f"{v:.1f}" for v in us.get("runners", [])) or "-"
+    actors = us.get("actors", [])
+    spread = f"{max(actors):.1f} / {np.mean(actors):.1f}" if actors else "-"
+    return f"{top('driver')} | {runners} | {top('dispatcher')} | {spread} | {top('ray')}"
+
+
+def _busiest(us: dict[str, list[float]]) -> float:
+    """The most CPU µs per evaluation any process of the run's own spent (Ray's daemons aside)."""
+    return max([values[0] for role, values in us.items() if role != "ray" and values] or [0.0])
 
 
 def _median_by_role(rounds: list[dict[str, float]]) -> dict[str, float]:
@@ -317,6 +348,8 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                   f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
                   f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
                   f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
+            print(f"  - CPU µs per evaluation by process: driver | each island runner | dispatcher | actors "
+                  f"max / mean | Ray's busiest daemon: {_processes(row['process_us'])}", flush=True)
             for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
                 if timeline:
                     print(f"  - round {r}, {row['algorithm']}: {timeline}; bare actors: {calls}", flush=True)

@@ -71,6 +71,7 @@ class CpuByRole:
         self._driver = time.process_time()
         self._own = 0.0
         self._opened = time.perf_counter()
+        self.processes: list[tuple[str, float]] = []  # the last window's (role, CPU seconds) per process
 
     def start(self) -> CpuByRole:
         self.window()
@@ -93,17 +94,20 @@ class CpuByRole:
 
     def window(self) -> tuple[dict[str, float], float]:
         """CPU seconds by role since the previous call (this process as "driver"), and the wall
-        seconds since then."""
+        seconds since then; each process's own in `processes`."""
         self._take()
         with self._lock:
             spent: Counter = Counter()
+            self.processes = []
             for pid, (role, seconds) in self._last.items():
                 spent[role] += seconds - self._first[pid]
+                self.processes.append((role, seconds - self._first[pid]))
             self._first = {pid: seconds for pid, (_, seconds) in self._last.items()}
             self._last = {}
             own, self._own = self._own, 0.0
         now, wall = time.process_time(), time.perf_counter()
         spent["driver"], self._driver = now - self._driver - own, now
+        self.processes.append(("driver", spent["driver"]))
         seconds, self._opened = wall - self._opened, wall
         return dict(spent), seconds
 

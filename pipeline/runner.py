@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping
 
 from .evaluation import ClusterLost, make_evaluator
 from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
-from .evolution.island_loop import island_loop
+from .islands.loop import island_loop
 from .evolution.parts import build_parts
 from .heap import frozen_heap
 from .plugins import code_bundle
@@ -67,18 +67,16 @@ class _Prepared:
                                         expected_batches=_expected_batches(spec, self.asynchronous, self.runners),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
-                                        stealing=spec.execution.steal and self.runners,
                                         eval_timeout=spec.execution.eval_timeout)
 
 
 def _fit(execution: Mapping[str, Any], algorithm: Any, islands: Any) -> tuple[Any, str | None]:
-    """`capacity.fit_workers` for a spec's execution section; island runners (and their
-    dispatcher) are actors too."""
+    """`capacity.fit_workers` for a spec's execution section; island runners are actors too."""
     from .evaluation.capacity import fit_workers
 
     runners = on_runners(algorithm, islands)
     count = islands.get("count", 1) if isinstance(islands, Mapping) else getattr(islands, "count", 1)
-    return fit_workers(execution.get("workers", 2), execution.get("address"), count + 1 if runners else 0)
+    return fit_workers(execution.get("workers", 2), execution.get("address"), count if runners else 0)
 
 
 def fit_spec(spec: RunSpec) -> tuple[RunSpec, str | None]:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import pipeline
 from operators import migration
 from pipeline.commands.run_lines import done_line
-from pipeline.evolution.islands import Plan, immigrants, migration_rng, settle
+from pipeline.islands.plan import Plan, immigrants, migration_rng, settle
 from pipeline.evolution.members import Member
 from pipeline.spec import SpecError, load_spec
 from tests.golden.digest import run_digests
@@ -245,42 +245,35 @@ def _until(condition, timeout: float = 60.0) -> None:
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("steal", [False, True], ids=["whole-chunks", "stealing"])
-def test_the_shared_queue_loses_no_work_when_an_actor_dies_and_the_driver_replaces_it(ray_session, steal):
+def test_an_islands_actors_lose_no_work_when_one_dies_and_take_its_successor(ray_session):
     import threading
 
     from pipeline.evaluation import LocalEvaluator, evaluation_seeds, make_evaluator
-    from pipeline.evaluation.island_dispatch import DispatchedEvaluator, Dispatcher
+    from pipeline.islands.actors import IslandActors
     from tests.pipeline.test_evaluation import BIG, BIG_LISTS, assert_same_columns, random_genomes
 
     genomes = random_genomes(8000, BIG_LISTS, density=0.5)  # ~1 s of compute in 32 chunks
     seeds = evaluation_seeds(11, 0, len(genomes))
     expected = LocalEvaluator(BIG).evaluate(genomes, seeds).columns
-    with make_evaluator(BIG, workers=2, wait_for_all=True, stealing=steal) as pool:
-        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote(steal=steal)
-        ready = lambda: ray_session.get(dispatcher.adopt.remote(pool.slots()))  # noqa: E731
-        _until(lambda: ready() == 2)
-        evaluator = DispatchedEvaluator(dispatcher, workers=2, islands=1, chunk_size=250)
-        victim = pool.actors[0]
-        killer = threading.Timer(0.1, ray_session.kill, [victim])
+    with make_evaluator(BIG, workers=2, wait_for_all=True) as pool:
+        evaluator = IslandActors(pool.slots(), fixed_chunk=250)
+        killer = threading.Timer(0.1, ray_session.kill, [pool.actors[0]])
         killer.start()
         scored = evaluator.evaluate(genomes, seeds)
         killer.join()
         assert scored.failures >= 1
         assert_same_columns(scored.columns, expected)
-        lost = ray_session.get(dispatcher.lost.remote())
-        assert [number for number, _ in lost] == [1] and ray_session.get(dispatcher.lost.remote()) == []
-        pool.replace(1, lost[0][1])  # as the driver does: a successor, given lanes once it is ready
-        _until(lambda: ready() == 2)  # actor 2 and its successor, actor 3
-        evaluator.chunk_size = 25
+        assert [number for number, _ in evaluator.lost] == [1]
+        pool.replace(1, evaluator.lost[0][1])  # as the driver does: the successor handed to the island
+        evaluator.adopt(pool.slots())
+        evaluator.fixed_chunk = 25
         again = evaluator.evaluate(genomes[:800], seeds[:800])
         assert again.failures == 0 and {w.split("@")[0] for w in again.worker} == {"actor-2", "actor-3"}
         assert_same_columns(again.columns, {k: v[:800] for k, v in expected.items()})
-        ray_session.kill(dispatcher)
 
 
 def test_islands_lost_mid_run_start_again_from_the_last_recorded_generation(tmp_path, monkeypatch):
-    from pipeline.evolution import island_loop
+    from pipeline.islands import loop as island_loop
 
     whole = _run(tmp_path, SETCOVER, "whole")
     real, calls = island_loop.InProcessIslands.results, []
@@ -298,7 +291,7 @@ def test_islands_lost_mid_run_start_again_from_the_last_recorded_generation(tmp_
 
 def test_islands_lost_again_and_again_end_the_run_with_the_cause_and_the_generations_done(tmp_path, monkeypatch):
     from pipeline.evaluation import EvaluationError
-    from pipeline.evolution import island_loop
+    from pipeline.islands import loop as island_loop
 
     real, calls = island_loop.InProcessIslands.results, []
 
@@ -323,50 +316,50 @@ def _pid(ray_session, actor) -> int:
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("victim, steal", [("runner", False), ("dispatcher", False), ("dispatcher", True)])
-def test_a_runner_or_the_dispatcher_killed_on_ray_restarts_the_islands_to_the_same_log(tmp_path, ray_session,
-                                                                                       monkeypatch, victim, steal):
+@pytest.mark.parametrize("victim", ["runner", "actor"])
+def test_a_runner_or_an_actor_killed_on_ray_gives_the_same_log(tmp_path, ray_session, monkeypatch, victim):
+    """A runner killed: the islands start again from the last recorded generation. An evaluation
+    actor killed: its island's other actors take its chunks, the driver replaces it, no restart."""
     import os
 
-    from pipeline.evaluation import island_runner
+    from pipeline.islands import on_ray
 
     text = SAMPLED.replace("generations = 7", "generations = 5")
     expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
-    real, calls, dispatchers = island_runner.RayIslands.results, [], []
+    real, calls = on_ray.RayIslands.results, []
 
-    def killing(self, timeout):  # SIGKILL (as the OOM killer would) island 1's runner, or the dispatcher,
-        calls.append(timeout)  # with epochs to run; its pid taken before any epoch is queued on it
-        dispatchers.append(self.dispatcher)
+    def killing(self, timeout):  # SIGKILL (as the OOM killer would) island 1's runner or its first
+        calls.append(timeout)  # actor, with epochs to run; its pid taken before any epoch is queued
         if len(calls) == 1:
-            calls.append(_pid(ray_session, self.runners[1] if victim == "runner" else self.dispatcher))
+            share = [number for number, island in sorted(self.owner.items()) if island == 1]
+            target = self.runners[1] if victim == "runner" else self.pool.actors[share[0] - 1]
+            calls.append(_pid(ray_session, target))
         if len(calls) == 3:
             os.kill(calls[1], signal.SIGKILL)
         return real(self, timeout)
 
-    from pipeline.evolution import island_loop
+    from pipeline.islands import loop as island_loop
 
     begun, begin = [], island_loop.IslandLoop._begin
     monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
-    monkeypatch.setattr(island_runner.RayIslands, "results", killing)
-    run = _run(tmp_path, text, "killed", workers=2, execution__steal=steal)
-    assert len(begun) == 2  # the islands started again once, from the last recorded generation
+    monkeypatch.setattr(on_ray.RayIslands, "results", killing)
+    run = _run(tmp_path, text, "killed", workers=4)
+    assert len(begun) == (2 if victim == "runner" else 1)
     assert run_digests(run.path) == expected
-    assert len(set(map(id, dispatchers))) == (1 if victim == "runner" else 2)  # a live dispatcher is kept
 
 
 @settings(max_examples=200, deadline=None)
-@given(workers=st.integers(1, 128), islands=st.integers(1, 16), n=st.integers(1, 2000),
-       seconds=st.one_of(st.none(), st.floats(1e-5, 2.0)))
-def test_island_chunks_halve_only_when_a_half_chunk_still_takes_a_tenth_of_a_second(workers, islands, n, seconds):
+@given(workers=st.integers(1, 128), n=st.integers(1, 2000), seconds=st.one_of(st.none(), st.floats(1e-5, 2.0)))
+def test_island_chunks_keep_two_per_actor_unless_that_is_under_a_twentieth_of_a_second(workers, n, seconds):
     from pipeline.evaluation.core import MAX_AUTO_CHUNK
-    from pipeline.evaluation.island_dispatch import FINE_CHUNK_SECONDS, LANES, DispatchedEvaluator
-    from pipeline.evaluation.timing import SecondsPerMember
+    from pipeline.islands.actors import LANES, MIN_CHUNK_SECONDS, island_chunk
 
-    default = -(-n * islands // (LANES * workers))  # every island's batch in flight fills LANES lanes per actor
-    half = -(-default // 2)
-    size = DispatchedEvaluator(None, workers, islands, per_member=SecondsPerMember(seconds)).size(n)
-    if seconds is not None and half * seconds >= FINE_CHUNK_SECONDS:
-        assert size == min(MAX_AUTO_CHUNK, half)
-    else:  # no time known yet, or half a chunk would be too short: the size it always had
-        assert size == max(1, min(MAX_AUTO_CHUNK, default))
-    assert DispatchedEvaluator(None, workers, islands, chunk_size=7, per_member=SecondsPerMember(seconds)).size(n) == 7
+    size = island_chunk(n, workers, seconds)
+    lanes = -(-n // (LANES * workers))  # every actor with LANES chunks of the batch
+    assert 1 <= size <= MAX_AUTO_CHUNK
+    assert size >= min(lanes, MAX_AUTO_CHUNK)
+    if seconds is None or lanes * seconds >= MIN_CHUNK_SECONDS:
+        assert size == min(lanes, MAX_AUTO_CHUNK)
+    else:  # short evaluations: bigger chunks, still one for each actor at least
+        assert size <= max(lanes, -(-n // workers))
+        assert size * seconds >= MIN_CHUNK_SECONDS or size == min(-(-n // workers), MAX_AUTO_CHUNK)

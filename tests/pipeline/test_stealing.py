@@ -65,26 +65,6 @@ def test_a_running_chunk_loses_half_its_unstarted_genomes_and_never_the_slice_it
     assert [(a, b) for _, _, a, b in done] == [(i, i + 1) for i in range(6)]
 
 
-@pytest.mark.timeout(180)
-def test_one_long_chunk_is_shared_by_idle_actors_and_scores_what_one_process_scores(ray_session):
-    from pipeline.evaluation import LocalEvaluator, evaluation_seeds, make_evaluator
-    from pipeline.evaluation.island_dispatch import DispatchedEvaluator, Dispatcher
-    from tests.pipeline.test_evaluation import BIG, BIG_LISTS, assert_same_columns, random_genomes
-
-    genomes = random_genomes(3000, BIG_LISTS, density=0.5, seed=3)  # ~0.3 s in one chunk
-    seeds = evaluation_seeds(5, 0, len(genomes))
-    expected = LocalEvaluator(BIG).evaluate(genomes, seeds).columns
-    with make_evaluator(BIG, workers=2, wait_for_all=True, stealing=True) as pool:
-        dispatcher = ray_session.remote(Dispatcher).options(num_cpus=0).remote(steal=True)
-        assert ray_session.get(dispatcher.adopt.remote(pool.slots())) in (0, 1, 2)
-        evaluator = DispatchedEvaluator(dispatcher, workers=2, islands=1, chunk_size=len(genomes))
-        scored = evaluator.evaluate(genomes, seeds)
-        assert scored.failures == 0
-        assert_same_columns(scored.columns, expected)
-        assert len({w.split("@")[0] for w in scored.worker}) == 2  # the idle actor took part of it
-        ray_session.kill(dispatcher)
-
-
 @pytest.mark.timeout(300)
 def test_islands_with_stealing_write_the_log_of_an_in_process_run(tmp_path, ray_session):
     from tests.golden.digest import run_digests

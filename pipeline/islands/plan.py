@@ -1,7 +1,8 @@
 """The island model: `count` populations evolve apart and exchange migrants every `interval` generations.
 
-What follows is the generational island model; steady-state islands (`migrate_all`) live in
-the driver's asynchronous loop and number their migrants from the run's next id.
+What follows is the generational island model's plan (ids, routes, schedule) and its
+migration; steady-state islands (`migrate_all`) live in the driver's asynchronous loop and
+number their migrants from the run's next id.
 
 Between two migrations an island needs nobody: `evolve` runs its generations
 (the run's generational algorithm, ask -> score -> tell) on whatever scores
@@ -39,18 +40,23 @@ import numpy as np
 
 from operators.migration import destinations, emigrants, place
 
-from .algorithms import Algorithm
-from .members import Member
-from .scoring import Scorer
-from .state import State, variation_rng
+from ..evolution.members import Member
+from ..evolution.state import State, variation_rng
 
 if TYPE_CHECKING:
+    from ..evolution.algorithms import Algorithm
+    from ..evolution.scoring import Scorer
     from ..spec import RunSpec
 
-__all__ = ["IslandGeneration", "Plan", "evolve", "immigrants", "migrate_all", "migrated", "migration_rng",
+__all__ = ["IslandGeneration", "IslandsLost", "Plan", "evolve", "immigrants", "migrate_all", "migrated", "migration_rng",
            "populations", "settle"]
 
 _MIGRATION_STREAM = 3  # variation is stream 1 (state.variation_rng)
+
+
+class IslandsLost(RuntimeError):
+    """An island runner (its node lost) or all of an island's evaluation actors died: the driver
+    starts every island again from the last recorded generation (the same members)."""
 
 
 def migration_rng(seed: int, generation: int) -> np.random.Generator:

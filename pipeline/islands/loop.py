@@ -4,7 +4,7 @@ An epoch is an island's run of generations up to the next multiple of
 `interval` (`Plan.epoch_last`). The backend runs every island's epochs on
 its own, migrations included: all in this process (`InProcessIslands`,
 workers = 0, the reference log), or in island runners on the cluster that
-pass emigrants to each other (`evaluation/island_runner.py`). The driver only
+pass emigrants to each other and score on their own actors (`on_ray.py`). The driver only
 
 * takes in each finished epoch, and settles each migration a second time
   (the same function on the same members, so the same result) to log it;
@@ -17,8 +17,9 @@ pass emigrants to each other (`evaluation/island_runner.py`). The driver only
   finished g - 1 to the moment the last finished g;
 * checks the stop rules after each recorded generation. A stop at g
   discards whatever islands did after g, so the log is the one an
-  uninterrupted run stopping at g writes. If an island runner is lost, the
-  islands start again from the last recorded generation (the same members).
+  uninterrupted run stopping at g writes. If an island runner (or every actor
+  of an island) is lost, the islands start again from the last recorded
+  generation (the same members).
 """
 
 from __future__ import annotations
@@ -30,28 +31,23 @@ from typing import TYPE_CHECKING, Protocol
 from operators.migration import emigrants
 
 from ..evaluation import EvaluationError
-from .algorithms import Algorithm
-from .islands import IslandGeneration, Plan, evolve, migrated, populations
-from .loop import Hook, Recording, announce
-from .members import Member, Objectives
-from .scoring import Scorer
-from .state import State
-from .tracking import Tracker
+from ..evolution.algorithms import Algorithm
+from ..evolution.loop import Hook, Recording, announce
+from ..evolution.members import Member, Objectives
+from ..evolution.scoring import Scorer
+from ..evolution.state import State
+from ..evolution.tracking import Tracker
+from .plan import IslandGeneration, IslandsLost, Plan, evolve, migrated, populations
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluator
     from ..spec import RunSpec
-    from .parts import Parts
+    from ..evolution.parts import Parts
 
 __all__ = ["Backend", "InProcessIslands", "IslandLoop", "IslandsLost", "island_loop"]
 
 _POLL_SECONDS = 1.0
-MAX_RESTARTS = 3  # restarts after losing island runners or their dispatcher, in one session, before giving up
-
-
-class IslandsLost(RuntimeError):
-    """An island runner (its node lost) or the islands' dispatcher died: start again from the last
-    recorded generation."""
+MAX_RESTARTS = 3  # restarts after losing island runners or an island's actors, in one session, before giving up
 
 
 class Backend(Protocol):
@@ -162,7 +158,7 @@ class IslandLoop:
         except IslandsLost as lost:
             self.restarts += 1
             if self.restarts > MAX_RESTARTS:
-                raise EvaluationError(f"the islands' runners or dispatcher lost {self.restarts} times (they start "
+                raise EvaluationError(f"the islands' runners or actors lost {self.restarts} times (they start "
                                       f"again at most {MAX_RESTARTS}); last cause: {lost}") from None
             self._begin(state)  # the same members again, from the last recorded generation
             return
@@ -247,7 +243,7 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
         backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives, spec.execution.on_error), plan,
                                             spec.generations)
     else:
-        from ..evaluation.island_runner import RayIslands
+        from .on_ray import RayIslands
 
         backend = RayIslands(spec, evaluator, code)
     return IslandLoop(plan, backend, tracker, recorder, parts.objectives, hooks)

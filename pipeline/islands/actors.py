@@ -1,0 +1,187 @@
+"""An island's own evaluation actors, driven from its runner: no process between them.
+
+Import only after `ray_connect.connect()` (it imports Ray).
+
+The driver's pool (`ray_pool.RayEvaluator`) starts the actors and replaces
+dead ones; each island runner gets a share of them (`shares`, the actors of
+its node first) and sends them its chunks itself. Every chunk is one Ray call
+from the runner, so chunks are sized (`chunk_size`) to keep `LANES` of them
+per actor in flight, with at least `MIN_CHUNK_SECONDS` of work each, so that
+a call's few hundred µs of the runner's CPU are few µs per evaluation. An
+actor that dies gives its chunks back to the queue for the island's others
+(one attempt counted for the chunk it ran, `max_retries` at most) and is
+reported (`lost`) so that the driver replaces it; with none left the island
+raises `ActorsLost` and the driver starts the islands again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from typing import Any, Sequence
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+
+from ..evaluation.batches import Batch
+from ..evaluation.core import MAX_AUTO_CHUNK, Evaluated, EvaluationError, Evaluator, check_batch, chunk_bounds, one_line
+from ..evaluation.timing import SecondsPerMember
+from ..evaluation.ray_pool import Slot
+from ..evaluation.transport import pack
+from .plan import IslandsLost
+
+__all__ = ["ActorsLost", "IslandActors", "island_chunk", "shares"]
+
+LANES = 2  # chunks in flight per actor: one running, one queued behind it
+MIN_CHUNK_SECONDS = 0.05  # of work a chunk, once the evaluation time is known: its call's CPU is < 1% of it
+
+
+class ActorsLost(IslandsLost):
+    """Every evaluation actor of an island died: the islands start again on fresh ones."""
+
+
+def island_chunk(n: int, workers: int, seconds: float | None) -> int:
+    """Genomes a chunk for a batch of `n` on `workers` actors: `LANES` chunks per actor (each actor
+    busy while the runner collects), unless that is under `MIN_CHUNK_SECONDS` of work once the
+    evaluation time (`seconds` a genome) is known: then fewer, bigger chunks (all of the batch in
+    one per actor at most)."""
+    lanes = math.ceil(n / (LANES * max(workers, 1)))
+    if seconds is not None and seconds > 0:
+        lanes = max(lanes, min(math.ceil(MIN_CHUNK_SECONDS / seconds), math.ceil(n / max(workers, 1))))
+    return max(1, min(MAX_AUTO_CHUNK, lanes))
+
+
+def shares(slots: Sequence[Slot], nodes: Sequence[str], islands: int) -> list[list[Slot]]:
+    """The actors of each island (`nodes`: each slot's node id): as even a split as the pool allows
+    (sizes differ by one at most), actors of one node kept together, so that a runner placed on its
+    first actor's node has them beside it."""
+    ordered = [slot for _, _, slot in sorted(zip(nodes, (s[1] for s in slots), slots), key=lambda t: t[:2])]
+    cut = [round(i * len(ordered) / islands) for i in range(islands + 1)]
+    if len(ordered) < islands:  # fewer actors than islands: islands share them
+        return [[ordered[i % len(ordered)]] for i in range(islands)] if ordered else [[] for _ in range(islands)]
+    return [ordered[cut[i]:cut[i + 1]] for i in range(islands)]
+
+
+class IslandActors(Evaluator):
+    """An island runner's evaluator over its share of the pool's actors (see the module docstring)."""
+
+    def __init__(self, slots: Sequence[Slot], max_retries: int = 3, fixed_chunk: int | None = None,
+                 per_member: SecondsPerMember | None = None) -> None:
+        self.max_retries, self.fixed_chunk = max_retries, fixed_chunk
+        self.per_member = per_member or SecondsPerMember()
+        self.actors: dict[int, Any] = {}  # number -> handle, ready
+        self.labels: dict[int, str] = {}  # number -> "actor-3@127.0.0.1/1a2b3c4d" (the log's worker)
+        self.starting: dict[Any, tuple[int, Any]] = {}  # setup ref -> (number, handle)
+        self.load: dict[int, deque] = {}  # number -> its chunk refs, in submission order
+        self.lost: list[tuple[int, str]] = []  # (number, cause) of actors found dead, for the driver
+        self.adopt(slots)
+        self._queue: deque[tuple[Batch, int]] = deque()
+        self._running: dict[Any, tuple[Batch, int, int]] = {}  # chunk ref -> (batch, chunk, actor number)
+        self._done: dict[int, Evaluated] = {}
+        self._tickets = itertools.count()
+        self._failures = 0
+
+    @property
+    def workers(self) -> int:
+        return len(self.actors) + len(self.starting)
+
+    def adopt(self, slots: Sequence[Slot]) -> None:
+        """Take these actors (a successor of a dead one among them) once they have built the task."""
+        known = set(self.actors) | {number for number, _ in self.starting.values()}
+        gone = {number for number, _ in self.lost}
+        for handle, number, setup in slots:
+            if number not in known and number not in gone:
+                self.starting[setup] = (number, handle)
+
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
+        check_batch(genomes, seeds)
+        size = chunk_size or self.fixed_chunk or island_chunk(len(genomes), self.workers, self.per_member.value)
+        batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
+                      self._failures)
+        self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
+        self._dispatch()
+        return batch.ticket
+
+    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
+        while True:
+            ready = [t for t in tickets if t in self._done]
+            if ready and (not every or len(ready) == len(tickets)):
+                return {t: self._done.pop(t) for t in ready}
+            self._pump()
+
+    def close(self) -> None:
+        """Nothing to release: the actors are the driver's pool's."""
+
+    def _pump(self) -> None:
+        """Wait for a chunk (or an actor's setup), then take in every one that is back."""
+        self._dispatch()
+        waiting = [*self._running, *self.starting]
+        if not waiting:
+            raise ActorsLost(f"no evaluation actor left; last lost: {self.lost[-1][1] if self.lost else '-'}")
+        ready, _ = ray.wait(waiting, num_returns=1)
+        ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
+        for ref in ready:
+            if ref in self.starting:
+                self._started(ref)
+            elif ref in self._running:
+                self._finished(ref)
+
+    def _started(self, ref: Any) -> None:
+        number, handle = self.starting.pop(ref)
+        try:
+            ip, node = ray.get(ref)
+        except RayTaskError as error:  # the task spec itself is broken
+            raise EvaluationError(f"building the task on actor-{number}: {one_line(error.cause)}") from None
+        except RayError as error:
+            self.lost.append((number, one_line(error)))
+            return
+        self.actors[number], self.load[number] = handle, deque()
+        self.labels[number] = f"actor-{number}@{ip}/{node[:8]}"
+
+    def _dispatch(self) -> None:
+        """Waiting chunks to the least loaded actors, `LANES` at most each."""
+        while self._queue and self.actors:
+            number = min(self.actors, key=lambda n: len(self.load[n]))
+            if len(self.load[number]) >= LANES:
+                return
+            batch, chunk = self._queue.popleft()
+            start, stop = batch.bounds[chunk]
+            ref = self.actors[number].evaluate.remote(pack(batch.genomes[start:stop]), list(batch.seeds[start:stop]),
+                                                      batch.task_spec)
+            self.load[number].append(ref)
+            self._running[ref] = (batch, chunk, number)
+
+    def _finished(self, ref: Any) -> None:
+        batch, chunk, number = self._running.pop(ref)
+        try:
+            columns, seconds = ray.get(ref)
+        except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
+            raise EvaluationError(f"{batch.describe(chunk)} on {self.labels[number]}: {one_line(error.cause)}") \
+                from None
+        except RayError as error:
+            self._running[ref] = (batch, chunk, number)
+            self._fail(number, one_line(error))
+            return
+        self.load[number].remove(ref)
+        batch.results[chunk] = (columns, seconds, self.labels[number])
+        batch.remaining -= 1
+        if batch.remaining == 0:
+            self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
+            self.per_member.learn(self._done[batch.ticket].eval_seconds)
+
+    def _fail(self, number: int, cause: str) -> None:
+        """Actor `number` died: its chunks back to the front of the queue (the one it ran counts
+        an attempt), the actor reported."""
+        refs = self.load.pop(number)
+        del self.actors[number]
+        self.lost.append((number, cause))
+        self._failures += 1
+        chunks = [self._running.pop(ref)[:2] for ref in refs]
+        batch, culprit = chunks[0]
+        batch.attempts[culprit] += 1
+        if batch.attempts[culprit] >= self.max_retries:
+            raise EvaluationError(f"{batch.describe(culprit)} failed {batch.attempts[culprit]} attempts; "
+                                  f"last cause: {cause}")
+        self._queue.extendleft(reversed(chunks))

@@ -1,0 +1,95 @@
+"""An island runner: a Ray actor that evolves one island, scoring on its own evaluation actors.
+
+Import only after `ray_connect.connect()` (it imports Ray).
+
+The runner builds the run's parts from the spec, then runs the island's
+epochs: migration in (from its sources' populations), variation, selection,
+and scoring on its share of the pool's actors (`actors.IslandActors`),
+called directly: no process stands between an island and its evaluations.
+Its own population it keeps from epoch to epoch; its sources' come as object
+refs that Ray resolves before the call starts, so an island that is ahead
+waits only for the sources of its next migration, never for every island.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from fitness.plugins import install_bundle
+
+from ..evolution.members import Member
+from ..evolution.scoring import Scorer
+from .actors import IslandActors, Slot
+from .plan import IslandGeneration, Plan, evolve, migrated
+from .travel import pack_members, unpack_members
+
+__all__ = ["IslandRunner", "received"]
+
+Sent = list[tuple[list, IslandGeneration]]  # an epoch's generations, their scored members packed
+
+
+def _sent(done: list[IslandGeneration]) -> Sent:
+    return [(pack_members(generation.scored), replace(generation, scored=[])) for generation in done]
+
+
+def received(sent: Sent) -> list[IslandGeneration]:
+    """An epoch's generations as the runner did them (members without their DEAP fitness)."""
+    return [replace(generation, scored=unpack_members(packed)) for packed, generation in sent]
+
+
+class IslandRunner:
+    """A Ray actor running one island's epochs (see the module docstring)."""
+
+    def setup(self, spec: dict[str, Any], code: bytes | None, slots: list[Slot], max_retries: int) -> None:
+        from ..evolution.parts import build_parts
+        from ..spec import RunSpec
+
+        try:
+            if code is not None:
+                install_bundle(code)
+            run_spec = RunSpec.model_validate(spec)
+            self.parts = build_parts(run_spec)
+            self.plan = Plan.of(run_spec)
+            self.on_error = run_spec.execution.on_error
+            self.actors = IslandActors(slots, max_retries, run_spec.execution.chunk_size)
+            self.kept: tuple[int | None, list[Member]] = (None, [])  # (generation, population) of the last epoch
+        except Exception as exc:  # raised again by every epoch: the driver sees this cause
+            self.broken = exc
+            raise
+
+    def adopt(self, slots: list[Slot]) -> None:
+        """Successors of this island's dead actors (the driver's pool replaced them)."""
+        self.actors.adopt(slots)
+
+    def run_epoch(self, island: int, first: int, last: int, migrate: bool, own: list | None,
+                  *packed_sources: list) -> tuple[tuple[Sent, list[tuple[int, str]]], list]:
+        """Generations `first`..`last` of `island` from `own` (with the migration after `first - 1`
+        from `sources`, in `Plan.sources` order, if `migrate`): the epoch's generations and the
+        actors found dead meanwhile; and its population after `last`. `own` None: the population
+        this runner's previous epoch ended with. Members come and go packed (`travel.py`)."""
+        if hasattr(self, "broken"):
+            raise self.broken
+        if own is None:
+            ended, population = self.kept
+            if ended != first - 1:
+                raise RuntimeError(f"island {island}: asked to go on from generation {first - 1}, "
+                                   f"but this runner's last epoch ended at {ended}")
+        else:
+            population = self._arrived(own)
+        if migrate:
+            sources = [self._arrived(source) for source in packed_sources]
+            leaving = {island: population, **dict(zip(self.plan.sources(first - 1, island), sources))}
+            population = migrated(self.plan, first - 1, island, leaving)[0]
+        scorer = Scorer(self.actors, self.parts.noise, self.parts.objectives, self.on_error)
+        done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
+        self.kept = (last, population)
+        lost, self.actors.lost = self.actors.lost, []
+        return (_sent(done), lost), pack_members(population)
+
+    def _arrived(self, packed: list) -> list[Member]:
+        """Members as `pack_members` sent them, with their DEAP fitness rebuilt."""
+        members = unpack_members(packed)
+        for m in members:
+            m.fitness = self.parts.objectives.fitness(m.columns, m.error)
+        return members
