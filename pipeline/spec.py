@@ -19,7 +19,7 @@ from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
 from .spec_execution import DEFAULT_IN_FLIGHT, Execution
 from .spec_log import Log
 from .spec_nim import Nim, nim_fingerprint_content
-from .spec_paths import load_spec, with_data_paths
+from .spec_paths import read_spec_file, with_data_paths
 
 __all__ = ["RunSpec", "SpecError", "apply_overrides", "load_spec", "parse_spec"]
 
@@ -364,6 +364,17 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
         check_keys_apply(data, spec, source)
     check_semantics(spec, source, recorded)
     return spec
+
+
+def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
+    """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
+    path = Path(path)
+    data = read_spec_file(path)
+    try:
+        data = apply_overrides(data, overrides or {})
+    except SpecError as exc:
+        raise SpecError(f"{path}: {exc}") from None
+    return parse_spec(data, str(path), spec_dir=path.parent, from_flags=tuple(overrides or {}))
 
 
 def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

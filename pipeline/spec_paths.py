@@ -109,11 +109,9 @@ def with_data_paths(spec: RunSpec, spec_dir: Path | None, source: str, from_flag
     return spec.naming_paths(found.path_names, tuple(found.notes))
 
 
-def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunSpec:
-    """Read and validate a TOML spec; `overrides` are dotted keys from the CLI."""
-    from .spec import apply_overrides, parse_spec
-
-    path = Path(path)
+def read_spec_file(path: Path) -> dict[str, Any]:
+    """A TOML spec file's data, named after the file and with its `code_dir` resolved (what
+    `spec.load_spec` validates)."""
     if path.is_dir():
         specs = sorted(str(p) for p in path.glob("*.toml"))
         listed = f"the specs in it: {', '.join(specs)}" if specs else f"it holds no spec (*.toml){spec_suggestion(path)}"
@@ -129,8 +127,4 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> RunS
         data["execution"]["code_dir"] = str((path.parent / data["execution"]["code_dir"]).resolve())
     elif isinstance(data.setdefault("execution", {}), dict):
         data["execution"]["code_dir"] = str(path.parent.resolve())  # the spec's own modules
-    try:
-        data = apply_overrides(data, overrides or {})
-    except SpecError as exc:
-        raise SpecError(f"{path}: {exc}") from None
-    return parse_spec(data, str(path), spec_dir=path.parent, from_flags=tuple(overrides or {}))
+    return data

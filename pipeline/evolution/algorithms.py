@@ -77,17 +77,12 @@ def register(*names: str) -> Callable[[Callable[[Context], Algorithm]], Callable
 
 
 def builtin_names() -> tuple[str, ...]:
-    _load_builtins()
+    """The built-in algorithms (they register themselves when the package is imported)."""
     return tuple(_REGISTRY)
-
-
-def _load_builtins() -> None:
-    from . import generational, steady_state  # noqa: F401  (they register themselves)
 
 
 def make_algorithm(context: Context) -> Algorithm:
     """The spec's algorithm: a built-in name or a user's `module:Name`."""
-    _load_builtins()
     name = context.spec.population.algorithm
     if name in _REGISTRY:
         return _REGISTRY[name](context)

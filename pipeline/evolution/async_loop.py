@@ -46,7 +46,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..evaluation.timing import SecondsPerMember
-from ..spec import DEFAULT_IN_FLIGHT
+from ..spec_execution import DEFAULT_IN_FLIGHT
 from .algorithms import AsynchronousAlgorithm
 from .loop import Hook, Loop, Recording
 from .members import Member

@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 from deap import base, creator
 
-from ..spec import RunSpec
+
+if TYPE_CHECKING:
+    from ..spec import RunSpec
 
 __all__ = ["Member", "Objectives", "jsonable", "scalar", "sequential_sum", "viable"]
 

@@ -17,7 +17,7 @@ Exact objectives need none of this; a task lists the sampled ones in
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -25,7 +25,9 @@ from fitness.nim.engine import wilson_interval
 
 from ..evaluation import evaluation_seeds
 from ..evaluation.seeds import spawned_seeds
-from ..spec import RunSpec
+
+if TYPE_CHECKING:
+    from ..spec import RunSpec
 
 __all__ = ["NoiseControl"]
 

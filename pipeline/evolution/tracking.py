@@ -4,15 +4,18 @@ best so far, stagnation, evaluations; and the stop rules that read them."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from deap import tools
 
 from operators.selection import oldest_first_ranking
 
-from ..spec import RunSpec
 from ..evaluation import EvaluationError
 from .members import Member, Objectives, viable
 from .state import State
+
+if TYPE_CHECKING:
+    from ..spec import RunSpec
 
 __all__ = ["HALL_OF_FAME_SIZE", "GenerationFailed", "Tracker", "check_some_viable"]
 
