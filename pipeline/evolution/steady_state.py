@@ -30,7 +30,7 @@ from operators.variation import var_or
 
 from .algorithms import Context, new_members, register
 from .generational import first_population
-from ..islands.plan import Plan, migrate_all
+from .islands import Plan, migrate_all
 from .members import Member
 from .state import State
 

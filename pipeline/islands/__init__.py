@@ -1,7 +1,8 @@
-"""The island model in one place: its plan and migration (`plan`), the driver's loop that logs
-what islands did (`loop`), and on Ray the island runners (`runner`) that breed, select and
-drive their own evaluation actors (`actors`), started and fed by the driver (`on_ray`).
+"""Generational islands, and the actors they own: an island's epoch (`epochs`), the driver's
+loop that logs what islands did (`loop`), and on Ray the island runners (`runner`) that breed,
+select and drive their own evaluation actors (`actors`), started and fed by the driver
+(`on_ray`). The plan and the migration they follow (ids, routes, schedule), shared with the
+steady-state islands, are `evolution/islands.py`.
 
-Nothing is imported here: the steady-state algorithm imports `plan` alone, and the Ray parts
-only after `ray_connect.connect()`.
+Nothing is imported here; the Ray parts only after `ray_connect.connect()`.
 """

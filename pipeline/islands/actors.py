@@ -29,7 +29,7 @@ from ..evaluation.core import MAX_AUTO_CHUNK, Evaluated, EvaluationError, Evalua
 from ..evaluation.timing import SecondsPerMember
 from ..evaluation.ray_pool import Slot
 from ..evaluation.transport import pack
-from .plan import IslandsLost
+from .epochs import IslandsLost
 
 __all__ = ["ActorsLost", "IslandActors", "island_chunk", "shares"]
 

@@ -37,7 +37,8 @@ from ..evolution.members import Member, Objectives
 from ..evolution.scoring import Scorer
 from ..evolution.state import State
 from ..evolution.tracking import Tracker
-from .plan import IslandGeneration, IslandsLost, Plan, evolve, migrated, populations
+from ..evolution.islands import Plan, migrated
+from .epochs import IslandGeneration, IslandsLost, evolve, populations
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluator

@@ -29,7 +29,8 @@ from ..evaluation.core import EvaluationError, one_line
 from ..evaluation.ray_pool import RayEvaluator
 from ..evolution.members import Member
 from .actors import shares
-from .plan import IslandGeneration, IslandsLost, Plan
+from ..evolution.islands import Plan
+from .epochs import IslandGeneration, IslandsLost
 from .runner import IslandRunner, received
 from .travel import pack_members
 

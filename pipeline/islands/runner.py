@@ -21,7 +21,8 @@ from fitness.plugins import install_bundle
 from ..evolution.members import Member
 from ..evolution.scoring import Scorer
 from .actors import IslandActors, Slot
-from .plan import IslandGeneration, Plan, evolve, migrated
+from ..evolution.islands import Plan, migrated
+from .epochs import IslandGeneration, evolve
 from .travel import pack_members, unpack_members
 
 __all__ = ["IslandRunner", "received"]

@@ -22,7 +22,7 @@ from deap import tools
 from operators.selection import oldest_first_ranking
 
 from ..evaluation import ERROR, Evaluator
-from ..islands.plan import Plan
+from ..evolution.islands import Plan
 from ..evolution.members import Member, Objectives, jsonable, scalar, viable
 from ..evolution.noise import NoiseControl
 from ..evolution.state import State

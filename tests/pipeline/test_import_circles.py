@@ -29,7 +29,8 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
 
 
 def _imports(name: str, path: Path, package: bool, modules: dict) -> set[str]:
-    """The pipeline modules `name` imports (a package's __init__ only where a name is taken from it)."""
+    """The pipeline modules `name` imports, with the packages above each that it is not inside
+    (their __init__ runs first); from its own package's __init__ only where a name is taken from it."""
     here = name if package else name.rsplit(".", 1)[0]
     tree = ast.parse(path.read_text())
     skipped, found = _type_checking_only(tree), set()
@@ -47,7 +48,11 @@ def _imports(name: str, path: Path, package: bool, modules: dict) -> set[str]:
             targets = [alias.name for alias in node.names]
         else:
             continue
-        found.update(target for target in targets if target in modules and target != name)
+        for target in targets:  # and the packages above it that `name` is not inside: their __init__ runs first
+            parts = target.split(".")
+            found.update(package for package in (".".join(parts[:i]) for i in range(2, len(parts) + 1))
+                         if package in modules and not (name + ".").startswith(package + "."))
+    found.discard(name)
     return found
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import pipeline
 from operators import migration
 from pipeline.commands.run_lines import done_line
-from pipeline.islands.plan import Plan, immigrants, migration_rng, settle
+from pipeline.evolution.islands import Plan, immigrants, migration_rng, settle
 from pipeline.evolution.members import Member
 from pipeline.spec import SpecError, load_spec
 from tests.golden.digest import run_digests

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pipeline
-from pipeline.islands.plan import Plan
+from pipeline.evolution.islands import Plan
 from pipeline.spec import SpecError, parse_spec
 from tests.golden.digest import run_digests
 
@@ -154,7 +154,7 @@ def test_a_migration_fills_an_island_not_yet_full_before_replacing_any_member(si
     them; each island ends with at most `size`, keeps its best, and the ids run on unbroken."""
     from deap import base, creator
 
-    from pipeline.islands.plan import migrate_all
+    from pipeline.evolution.islands import migrate_all
     from pipeline.evolution.members import Member
 
     if not hasattr(creator, "FitnessMigrationTest"):

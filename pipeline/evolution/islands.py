@@ -1,12 +1,12 @@
 """The island model: `count` populations evolve apart and exchange migrants every `interval` generations.
 
-What follows is the generational island model's plan (ids, routes, schedule) and its
-migration; steady-state islands (`migrate_all`) live in the driver's asynchronous loop and
-number their migrants from the run's next id.
+Here: the plan (ids, routes, schedule) and the migration, shared by the
+generational islands (`pipeline/islands/`, which run them) and the
+steady-state islands (`migrate_all`, in the driver's asynchronous loop, which
+number their migrants from the run's next id).
 
-Between two migrations an island needs nobody: `evolve` runs its generations
-(the run's generational algorithm, ask -> score -> tell) on whatever scores
-members, in this process or in an island runner on the cluster. Every draw
+Between two migrations an island needs nobody (`pipeline/islands/epochs.py`
+runs its generations). Every draw
 and every id is a function of (seed, island, generation), never of timing or
 of which island finished first, so a run writes the same log on any number
 of workers and resumes exactly:
@@ -32,7 +32,6 @@ an island's next epoch waits for no other island's current one.
 from __future__ import annotations
 
 import copy
-import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping
 
@@ -40,28 +39,20 @@ import numpy as np
 
 from operators.migration import destinations, emigrants, place
 
-from ..evolution.members import Member
-from ..evolution.state import State, variation_rng
+from .members import Member
 
 if TYPE_CHECKING:
-    from ..evolution.algorithms import Algorithm
-    from ..evolution.scoring import Scorer
     from ..spec import RunSpec
 
-__all__ = ["IslandGeneration", "IslandsLost", "Plan", "evolve", "immigrants", "migrate_all", "migrated", "migration_rng",
-           "populations", "settle"]
+__all__ = ["Plan", "immigrants", "migrate_all", "migrated", "migration_rng", "settle"]
 
 _MIGRATION_STREAM = 3  # variation is stream 1 (state.variation_rng)
-
-
-class IslandsLost(RuntimeError):
-    """An island runner (its node lost) or all of an island's evaluation actors died: the driver
-    starts every island again from the last recorded generation (the same members)."""
 
 
 def migration_rng(seed: int, generation: int) -> np.random.Generator:
     """The draws of the migration after `generation` (the random topology's routes)."""
     return np.random.default_rng(np.random.SeedSequence([seed, generation, _MIGRATION_STREAM]))
+
 
 
 @dataclass(frozen=True)
@@ -147,50 +138,6 @@ class Plan:
         """The id of the first migrant placed in `island` after `generation`."""
         return (self.next_id(generation) + self.count * self.offspring
                 + sum(self.rooms(generation)[:island]))
-
-
-@dataclass
-class IslandGeneration:
-    """What one island did in one generation: the members it scored and who is alive after."""
-
-    generation: int
-    scored: list[Member]  # in the order they were scored
-    population: list[int]  # ids alive after it (before any migration)
-    failures: int  # worker failures recovered while scoring
-    finished: float = 0.0  # when it ended (time.time(), wherever it ran)
-
-
-def evolve(algorithm: Algorithm, scorer: Scorer, plan: Plan, island: int, population: list[Member],
-           first: int, last: int) -> tuple[list[IslandGeneration], list[Member]]:
-    """Generations `first`..`last` of one island, from its population after `first - 1`;
-    and its population after `last` (before any migration)."""
-    done = []
-    for generation in range(first, last + 1):
-        state = State(generation=generation - 1, populations=[population],
-                      next_id=plan.next_id(generation) + island * plan.offspring)
-        batch = algorithm.ask(state, variation_rng(plan.seed, generation, island))
-        if generation == 0:  # the algorithm numbers from 0: island i's block starts at i * size
-            batch = [replace(m, id=m.id + island * plan.size) for m in batch]
-        elif sum(m.born == generation for m in batch) > plan.offspring:
-            raise ValueError(f"island {island} made more than population.offspring = {plan.offspring} children "
-                             f"in generation {generation}")
-        for m in batch:
-            m.island = island
-        failures = scorer.score(generation, batch, island)
-        population = algorithm.tell(state, batch).populations[0]
-        done.append(IslandGeneration(generation, batch, [m.id for m in population], failures, time.time()))
-    return done, population
-
-
-def populations(home: list[Member], done: list[IslandGeneration]) -> list[list[Member]]:
-    """The members alive after each generation of an epoch that started from `home`."""
-    known = {m.id: m for m in home}
-    alive = []
-    for generation in done:
-        known.update((m.id, m) for m in generation.scored)  # a re-scored survivor: its new row
-        alive.append([known[i] for i in generation.population])
-        known = {m.id: m for m in alive[-1]}
-    return alive
 
 
 def migrated(plan: Plan, generation: int, island: int, leaving: Mapping[int, list[Member]]) -> \
