@@ -26,13 +26,14 @@ class GenerationFailed(EvaluationError):
     """Every evaluation of a generation failed: the task's `evaluate` is broken, not unlucky."""
 
 
-def check_some_viable(generation: int, scored: list[Member]) -> None:
+def check_some_viable(generation: int, scored: list[Member], count: int | None = None) -> None:
     """Raise `GenerationFailed` if `scored` evaluated members and none is viable (the migrants a
-    generation places are copies, not evaluations)."""
+    generation places are copies, not evaluations); `count`: the evaluations, where `scored` holds
+    some of them (an island's first member and its hall-of-fame candidates)."""
     evaluated = [m for m in scored if m.origin != "migrant" or m.born < generation]
     if evaluated and not viable(evaluated):
         first = evaluated[0]
-        raise GenerationFailed(f"generation {generation}: all {len(evaluated)} evaluations failed (individual "
+        raise GenerationFailed(f"generation {generation}: all {count or len(evaluated)} evaluations failed (individual "
                                f"{first.id}: {first.error}); a task failing for every genome is a bug in its "
                                "evaluate, not bad luck")
 
@@ -43,11 +44,12 @@ class Tracker:
         self.objectives = objectives
         self.stop_requested = False  # a callback asked to stop after this generation
 
-    def update(self, state: State, scored: list[Member]) -> State:
+    def update(self, state: State, scored: list[Member], evaluations: int | None = None) -> State:
         """`state` (as the algorithm left it) with the bookkeeping of a generation that scored `scored`;
         each scored member is marked `selected` if it is in the population now. A generation whose
-        every evaluation failed stops the run (`GenerationFailed`)."""
-        check_some_viable(state.generation, scored)
+        every evaluation failed stops the run (`GenerationFailed`). `evaluations`: how many there
+        were, where `scored` holds only the `candidates` of them."""
+        check_some_viable(state.generation, scored, evaluations)
         alive = {m.id for m in state.population}
         for m in scored:
             m.selected = m.id in alive
@@ -57,7 +59,22 @@ class Tracker:
         else:
             best_so_far, stagnant = state.best_so_far, state.stagnant + 1
         return replace(state, hall_of_fame=self._hall_of_fame(state.hall_of_fame, scored),
-                       best_so_far=best_so_far, stagnant=stagnant, evaluations=state.evaluations + len(scored))
+                       best_so_far=best_so_far, stagnant=stagnant,
+                       evaluations=state.evaluations + (len(scored) if evaluations is None else evaluations))
+
+    def candidates(self, generation: int, scored: list[Member]) -> list[Member]:
+        """The members of `scored` the hall of fame can take whatever it holds: those an empty one
+        takes (the first of a total order; all of the first front), and the viable
+        re-scored survivors (their new row replaces the one it holds); and the first member if
+        none is viable (what `check_some_viable` names). The hall over the candidates of every
+        part of a generation is the hall over all of it: islands send only these."""
+        pool = viable(scored)
+        if self.objectives.mode == "pareto" and pool:  # the whole front: the hall keeps its first by id
+            entering = {m.id for m in tools.sortNondominated(pool, len(pool), first_front_only=True)[0]}
+        else:
+            entering = {m.id for m in self._hall_of_fame([], pool)}
+        chosen = [m for m in scored if m.id in entering or (m.born < generation and m.viable)]
+        return chosen if chosen or not scored else scored[:1]
 
     def _hall_of_fame(self, hall: list[Member], candidates: list[Member]) -> list[Member]:
         pool = list({m.id: m for m in hall + viable(candidates)}.values())

@@ -3,7 +3,8 @@
 Between two migrations an island needs nobody: `evolve` runs its generations
 (the run's generational algorithm, ask -> score -> tell) on whatever scores
 members, in this process or in an island runner on the cluster, with the
-draws and ids of `evolution/islands.py`'s plan.
+draws and ids of `evolution/islands.py`'s plan; and makes each generation's
+log rows there (`Rows`), so that the driver touches no scored member.
 """
 
 from __future__ import annotations
@@ -12,15 +13,21 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+
 from ..evolution.islands import Plan
-from ..evolution.members import Member
+from ..evolution.members import Member, Objectives
 from ..evolution.state import State, variation_rng
+from ..records.schema import Schema
 
 if TYPE_CHECKING:
     from ..evolution.algorithms import Algorithm
     from ..evolution.scoring import Scorer
+    from operators.kind import GenomeKind
 
-__all__ = ["IslandGeneration", "IslandsLost", "evolve", "populations"]
+    from ..evolution.tracking import Tracker
+
+__all__ = ["IslandGeneration", "IslandsLost", "Rows", "evolve"]
 
 
 class IslandsLost(RuntimeError):
@@ -30,16 +37,34 @@ class IslandsLost(RuntimeError):
 
 @dataclass
 class IslandGeneration:
-    """What one island did in one generation: the members it scored and who is alive after."""
+    """What one island did in one generation, as the driver needs it: its individuals rows
+    (built where it ran), who is alive after it (before any migration), the members that may enter
+    the hall of fame (`Tracker.candidates`), and counts."""
 
     generation: int
-    scored: list[Member]  # in the order they were scored
-    population: list[int]  # ids alive after it (before any migration)
+    table: pa.Table  # its scored members' individuals rows (`selected` set by the driver)
+    population: list[Member]  # alive after it (before any migration)
+    candidates: list[Member]
+    evaluations: int
     failures: int  # worker failures recovered while scoring
     finished: float = 0.0  # when it ended (time.time(), wherever it ran)
 
 
-def evolve(algorithm: Algorithm, scorer: Scorer, plan: Plan, island: int, population: list[Member],
+class Rows:
+    """Makes an island's generations the driver's `IslandGeneration`s: the work on every member
+    (its log row, whether it may enter the hall of fame) done where the island runs."""
+
+    def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives, tracker: Tracker) -> None:
+        self.schema = Schema(run_id, kind, objectives, viability=True)  # the driver drops them if it must
+        self.tracker = tracker
+
+    def of(self, generation: int, scored: list[Member], population: list[Member], failures: int) -> IslandGeneration:
+        table = self.schema.individuals(generation, scored, islands=True)
+        return IslandGeneration(generation, table, population, self.tracker.candidates(generation, scored),
+                                len(scored), failures, time.time())
+
+
+def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island: int, population: list[Member],
            first: int, last: int) -> tuple[list[IslandGeneration], list[Member]]:
     """Generations `first`..`last` of one island, from its population after `first - 1`;
     and its population after `last` (before any migration)."""
@@ -57,16 +82,5 @@ def evolve(algorithm: Algorithm, scorer: Scorer, plan: Plan, island: int, popula
             m.island = island
         failures = scorer.score(generation, batch, island)
         population = algorithm.tell(state, batch).populations[0]
-        done.append(IslandGeneration(generation, batch, [m.id for m in population], failures, time.time()))
+        done.append(rows.of(generation, batch, population, failures))
     return done, population
-
-
-def populations(home: list[Member], done: list[IslandGeneration]) -> list[list[Member]]:
-    """The members alive after each generation of an epoch that started from `home`."""
-    known = {m.id: m for m in home}
-    alive = []
-    for generation in done:
-        known.update((m.id, m) for m in generation.scored)  # a re-scored survivor: its new row
-        alive.append([known[i] for i in generation.population])
-        known = {m.id: m for m in alive[-1]}
-    return alive

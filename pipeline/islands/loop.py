@@ -26,19 +26,23 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+
+import pyarrow as pa
+import pyarrow.compute as pc
 from typing import TYPE_CHECKING, Protocol
 
 from operators.migration import emigrants
 
 from ..evaluation import EvaluationError
 from ..evolution.algorithms import Algorithm
-from ..evolution.loop import Hook, Recording, announce
+from ..evolution.loop import Hook, announce
 from ..evolution.members import Member, Objectives
 from ..evolution.scoring import Scorer
 from ..evolution.state import State
-from ..evolution.tracking import Tracker
+from ..evolution.tracking import Tracker, check_some_viable
+from ..records.schema import Schema
 from ..evolution.islands import Plan, migrated
-from .epochs import IslandGeneration, IslandsLost, evolve, populations
+from .epochs import IslandGeneration, IslandsLost, Rows, evolve
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluator
@@ -63,11 +67,19 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
+class TableRecording(Protocol):
+    """The recorder, as the island loop uses it: islands build their rows themselves."""
+
+    schema: Schema
+
+    def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State: ...
+
+
 class InProcessIslands:
     """workers = 0: every island's next epoch, one after the other, when results are asked for."""
 
-    def __init__(self, algorithm: Algorithm, scorer: Scorer, plan: Plan, end: int) -> None:
-        self.algorithm, self.scorer, self.plan, self.end = algorithm, scorer, plan, end
+    def __init__(self, algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, end: int) -> None:
+        self.algorithm, self.scorer, self.rows, self.plan, self.end = algorithm, scorer, rows, plan, end
         self.homes: list[list[Member]] = []
         self.pools: dict[int, list[Member]] = {}  # islands.lag: each island's emigrants, one migration back
         self.first = end + 1
@@ -82,7 +94,8 @@ class InProcessIslands:
         first, last = self.first, self.plan.epoch_last(self.first, self.end)
         finished, leaving = [], {}
         for island, home in enumerate(self.homes):
-            done, leaving[island] = evolve(self.algorithm, self.scorer, self.plan, island, home, first, last)
+            done, leaving[island] = evolve(self.algorithm, self.scorer, self.rows, self.plan, island, home, first,
+                                           last)
             finished.append((island, done))
         sources = self.pools if self.plan.lagged() else leaving
         self.homes = [migrated(self.plan, last, i, {**sources, i: leaving[i]})[0] for i in range(self.plan.count)]
@@ -101,7 +114,7 @@ class InProcessIslands:
 class IslandLoop:
     """Records the islands' generations until a stop rule fires; see the module docstring."""
 
-    def __init__(self, plan: Plan, backend: Backend, tracker: Tracker, recorder: Recording, objectives: Objectives,
+    def __init__(self, plan: Plan, backend: Backend, tracker: Tracker, recorder: TableRecording, objectives: Objectives,
                  hooks: list[Hook] | None = None) -> None:
         self.plan, self.backend, self.tracker, self.recorder = plan, backend, tracker, recorder
         self.objectives = objectives
@@ -147,7 +160,7 @@ class IslandLoop:
         # islands.lag: (island, g) -> the emigrants chosen after g for the migration one interval later
         self.pools = {(i, self.plan.pool_point(state.generation)): pool for i, pool in enumerate(pools)}
         self.inbox: dict[tuple[int, int], list[IslandGeneration]] = {}  # (island, first generation) -> epoch
-        self.done: dict[int, dict[int, list]] = {}  # generation -> island -> [scored, population, failures, finished]
+        self.done: dict[int, dict[int, IslandGeneration]] = {}  # generation -> island -> what it did (settled)
         self.leaving: dict[tuple[int, int], list[Member]] = {}  # (island, m): its population before migrating
         self.arrived: dict[tuple[int, int], list[Member]] = {}  # (island, m): the migrants it took in
         self._finished = time.time()  # when the last island finished the last recorded generation
@@ -176,13 +189,13 @@ class IslandLoop:
             if epoch is None:
                 continue
             progress = True
-            for done, alive in zip(epoch, populations(home, epoch)):
-                for m in done.scored:
+            for done in epoch:
+                for m in (*done.population, *done.candidates):
                     if m.fitness is None:  # members from a runner travel without their DEAP fitness
                         m.fitness = self.objectives.fitness(m.columns, m.error)
-                self.done.setdefault(done.generation, {})[island] = [done.scored, alive, done.failures, done.finished]
+                self.done.setdefault(done.generation, {})[island] = done
             last = epoch[-1].generation
-            self.leaving[(island, last)] = self.done[last][island][1]
+            self.leaving[(island, last)] = self.done[last][island].population
             if self.plan.keeps_pools_after(last):
                 self.pools[(island, last)] = emigrants(self.leaving[(island, last)], self.plan.migrants)
             del self.homes[island]
@@ -202,7 +215,7 @@ class IslandLoop:
             return False
         population, self.arrived[(island, m)] = migrated(
             self.plan, m, island, {**{s: kept[(s, basis)] for s in sources}, island: self.leaving[(island, m)]})
-        self.done[m][island][1] = population
+        self.done[m][island] = replace(self.done[m][island], population=population)
         self.homes[island] = (m, population)
         return True
 
@@ -214,37 +227,56 @@ class IslandLoop:
 
     def _record(self, state: State) -> State:
         generation = state.generation + 1
-        done = self.done.pop(generation)
-        islands = range(self.plan.count)
-        scored = [m for i in islands for m in done[i][0]]
-        migrants = [m for i in islands for m in self.arrived.pop((i, generation), [])]
-        for i in islands:
+        by_island = self.done.pop(generation)
+        done = [by_island[i] for i in range(self.plan.count)]
+        migrants = [m for i in range(self.plan.count) for m in self.arrived.pop((i, generation), [])]
+        for i in range(self.plan.count):
             self.leaving.pop((i, generation), None)
-        state = replace(state, generation=generation, populations=[done[i][1] for i in islands],
+        state = replace(state, generation=generation, populations=[d.population for d in done],
                         next_id=self.plan.next_id(generation + 1))
         if self.plan.lagged():  # the pools the next migration takes; older ones are spent
             chosen = self.plan.pool_point(generation)
             self.pools = {key: pool for key, pool in self.pools.items() if key[1] >= chosen}
-            state = replace(state, emigrants=[self.pools[(i, chosen)] for i in islands])
-        state = self.tracker.update(state, scored)
-        finished = max(done[i][3] for i in islands)
+            state = replace(state, emigrants=[self.pools[(i, chosen)] for i in range(self.plan.count)])
+        evaluations = sum(d.evaluations for d in done)
+        candidates = [m for d in done for m in d.candidates]
+        check_some_viable(generation, candidates, evaluations)
+        state = self.tracker.update(state, candidates, evaluations)  # placed migrants are copies, not evaluations
+        finished = max(d.finished for d in done)
         seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)
-        state = self.recorder.record(state, scored + migrants, sum(done[i][2] for i in islands),
-                                     time.perf_counter() - seconds)
+        table = individuals(self.recorder.schema, generation, [d.table for d in done], migrants, state.population)
+        state = self.recorder.record_table(state, table, sum(d.failures for d in done), time.perf_counter() - seconds)
         announce(self.hooks, self.tracker, state)
         return state
 
 
-def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Tracker, recorder: Recording,
+def individuals(schema: Schema, generation: int, tables: list[pa.Table], migrants: list[Member],
+                alive: list[Member]) -> pa.Table:
+    """A generation's individuals rows: every island's, then the migrants placed after it; a scored
+    member is `selected` if alive after the migration. Without `schema.viability` (a run older
+    than those columns) `viable` and `error` only if an evaluation failed, as `Schema.individuals`."""
+    scored = pa.concat_tables(tables, promote_options="default")
+    selected = pc.is_in(scored["id"], value_set=pa.array([m.id for m in alive], pa.int64()))
+    scored = scored.set_column(scored.schema.get_field_index("selected"), "selected", selected)
+    if migrants:
+        placed = Schema(schema.run_id, schema.kind, schema.objectives, True).individuals(generation, migrants, True)
+        scored = pa.concat_tables([scored, placed], promote_options="default")
+    if not schema.viability and scored["error"].null_count == len(scored):
+        scored = scored.drop_columns(["viable", "error"])
+    return scored
+
+
+def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Tracker, recorder: TableRecording,
                 hooks: list[Hook], code: bytes | None) -> IslandLoop:
     """The island model's loop for a run: in this process on workers = 0, else island runners
     on the Ray actors of `evaluator` (with the spec's own modules, `code`)."""
     plan = Plan.of(spec)
     if evaluator.workers == 0:
-        backend: Backend = InProcessIslands(parts.algorithm, Scorer(evaluator, parts.noise, parts.objectives, spec.execution.on_error), plan,
-                                            spec.generations)
+        scorer = Scorer(evaluator, parts.noise, parts.objectives, spec.execution.on_error)
+        rows = Rows(recorder.schema.run_id, parts.kind, parts.objectives, tracker)
+        backend: Backend = InProcessIslands(parts.algorithm, scorer, rows, plan, spec.generations)
     else:
         from .on_ray import RayIslands
 
-        backend = RayIslands(spec, evaluator, code)
+        backend = RayIslands(spec, evaluator, code, recorder.schema.run_id)
     return IslandLoop(plan, backend, tracker, recorder, parts.objectives, hooks)

@@ -43,11 +43,12 @@ PROBE_SECONDS = 2.0  # how long a restart waits for actors to answer whether the
 class RayIslands:
     """The driver's side: a runner per island over its share of the run's pool, epochs ahead."""
 
-    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None) -> None:
+    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None, run_id: str) -> None:
         """Waits for the pool's actors (an island needs its share), then starts the runners."""
         self.pool, self.plan, self.end = pool, Plan.of(spec), spec.generations
         self._spec = spec.model_dump(mode="json")
         self._code = None if code is None else ray.put(code)
+        self._run_id = run_id
         self._remote = ray.remote(IslandRunner)
         self.runners: list[Any] = []
         self.owner: dict[int, int] = {}  # actor number -> its island
@@ -66,7 +67,7 @@ class RayIslands:
             self.owner.update((number, island) for _, number, _ in share)
             here = NodeAffinitySchedulingStrategy(node_of[share[0][1]], soft=True) if share else "SPREAD"
             runner = self._remote.options(num_cpus=0, max_restarts=0, scheduling_strategy=here).remote()
-            setups.append(runner.setup.remote(self._spec, self._code, share, self.pool.max_retries))
+            setups.append(runner.setup.remote(self._spec, self._code, self._run_id, share, self.pool.max_retries))
             self.runners.append(runner)
         try:
             ray.get(setups)

@@ -6,6 +6,8 @@ The runner builds the run's parts from the spec, then runs the island's
 epochs: migration in (from its sources' populations), variation, selection,
 and scoring on its share of the pool's actors (`actors.IslandActors`),
 called directly: no process stands between an island and its evaluations.
+It sends back each generation's log rows (`epochs.Rows`), its population and
+its hall-of-fame candidates, never every scored member.
 Its own population it keeps from epoch to epoch; its sources' come as object
 refs that Ray resolves before the call starts, so an island that is ahead
 waits only for the sources of its next migration, never for every island.
@@ -20,29 +22,32 @@ from fitness.plugins import install_bundle
 
 from ..evolution.members import Member
 from ..evolution.scoring import Scorer
+from ..evolution.tracking import Tracker
 from .actors import IslandActors, Slot
 from ..evolution.islands import Plan, migrated
-from .epochs import IslandGeneration, evolve
+from .epochs import IslandGeneration, Rows, evolve
 from .travel import pack_members, unpack_members
 
 __all__ = ["IslandRunner", "received"]
 
-Sent = list[tuple[list, IslandGeneration]]  # an epoch's generations, their scored members packed
+Sent = list[tuple[list, list, IslandGeneration]]  # an epoch's generations, their members packed
 
 
 def _sent(done: list[IslandGeneration]) -> Sent:
-    return [(pack_members(generation.scored), replace(generation, scored=[])) for generation in done]
+    return [(pack_members(generation.population), pack_members(generation.candidates),
+             replace(generation, population=[], candidates=[])) for generation in done]
 
 
 def received(sent: Sent) -> list[IslandGeneration]:
     """An epoch's generations as the runner did them (members without their DEAP fitness)."""
-    return [replace(generation, scored=unpack_members(packed)) for packed, generation in sent]
+    return [replace(generation, population=unpack_members(population), candidates=unpack_members(candidates))
+            for population, candidates, generation in sent]
 
 
 class IslandRunner:
     """A Ray actor running one island's epochs (see the module docstring)."""
 
-    def setup(self, spec: dict[str, Any], code: bytes | None, slots: list[Slot], max_retries: int) -> None:
+    def setup(self, spec: dict[str, Any], code: bytes | None, run_id: str, slots: list[Slot], max_retries: int) -> None:
         from ..evolution.parts import build_parts
         from ..spec import RunSpec
 
@@ -51,6 +56,7 @@ class IslandRunner:
                 install_bundle(code)
             run_spec = RunSpec.model_validate(spec)
             self.parts = build_parts(run_spec)
+            self.rows = Rows(run_id, self.parts.kind, self.parts.objectives, Tracker(run_spec, self.parts.objectives))
             self.plan = Plan.of(run_spec)
             self.on_error = run_spec.execution.on_error
             self.actors = IslandActors(slots, max_retries, run_spec.execution.chunk_size)
@@ -83,7 +89,7 @@ class IslandRunner:
             leaving = {island: population, **dict(zip(self.plan.sources(first - 1, island), sources))}
             population = migrated(self.plan, first - 1, island, leaving)[0]
         scorer = Scorer(self.actors, self.parts.noise, self.parts.objectives, self.on_error)
-        done, population = evolve(self.parts.algorithm, scorer, self.plan, island, population, first, last)
+        done, population = evolve(self.parts.algorithm, scorer, self.rows, self.plan, island, population, first, last)
         self.kept = (last, population)
         lost, self.actors.lost = self.actors.lost, []
         return (_sent(done), lost), pack_members(population)

@@ -54,9 +54,13 @@ class Recorder:
         """Commit generation `state.generation` (in the background); returns the state with its
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
         table to write, and waiting for the previous generation's files."""
-        row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         table = self.schema.individuals(state.generation, scored,
                                         islands=len(state.populations) > 1 or self.spec.islands is not None)
+        return self.record_table(state, table, failures, started)
+
+    def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State:
+        """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
+        row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         self.flush()
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
