@@ -120,13 +120,23 @@ class IslandActors(Evaluator):
         waiting = [*self._running, *self.starting]
         if not waiting:
             raise ActorsLost(f"no evaluation actor left; last lost: {self.lost[-1][1] if self.lost else '-'}")
-        ready, _ = ray.wait(waiting, num_returns=1)
-        ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
+        # every chunk sent and no actor starting: one wait for all of them (each Ray call costs the
+        # runner CPU); else the first back, to send the next chunk to its actor
+        every = not self._queue and not self.starting
+        ready, _ = ray.wait(waiting, num_returns=len(waiting) if every else 1)
+        if not every:
+            ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)
+        chunks = [ref for ref in ready if ref in self._running]
         for ref in ready:
             if ref in self.starting:
                 self._started(ref)
-            elif ref in self._running:
-                self._finished(ref)
+        try:
+            values = ray.get(chunks)
+        except RayError:  # one failed: each on its own, to say which
+            values = [None] * len(chunks)
+        for ref, value in zip(chunks, values):
+            if ref in self._running:  # not given back already with its dead actor's others
+                self._finished(ref, value)
 
     def _started(self, ref: Any) -> None:
         number, handle = self.starting.pop(ref)
@@ -153,10 +163,10 @@ class IslandActors(Evaluator):
             self.load[number].append(ref)
             self._running[ref] = (batch, chunk, number)
 
-    def _finished(self, ref: Any) -> None:
+    def _finished(self, ref: Any, value: tuple | None = None) -> None:
         batch, chunk, number = self._running.pop(ref)
         try:
-            columns, seconds = ray.get(ref)
+            columns, seconds = value if value is not None else ray.get(ref)
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {self.labels[number]}: {one_line(error.cause)}") \
                 from None

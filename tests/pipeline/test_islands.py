@@ -265,6 +265,7 @@ def test_an_islands_actors_lose_no_work_when_one_dies_and_take_its_successor(ray
         assert_same_columns(scored.columns, expected)
         assert [number for number, _ in evaluator.lost] == [1]
         pool.replace(1, evaluator.lost[0][1])  # as the driver does: the successor handed to the island
+        pool.wait_until_ready()
         evaluator.adopt(pool.slots())
         evaluator.fixed_chunk = 25
         again = evaluator.evaluate(genomes[:800], seeds[:800])
