@@ -29,9 +29,8 @@ class Execution(BaseModel):
                                  "(default: the spec's folder)")
     wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "
                                    "(default: work starts on the first ready actor, the rest join as they come)")
-    steal: bool = Field(False, description="generational islands on Ray: an idle actor takes the "
-                        "unstarted part of a busy one's chunk; pays where each actor has a core of its own, "
-                        "costs CPU where they share")
+    steal: bool = Field(False, description="accepted for old specs, no longer used: islands on Ray send "
+                        "their chunks to actors of their own")
     in_flight: int = Field(DEFAULT_IN_FLIGHT, ge=1, le=1000, description="asynchronous algorithms on Ray: children in flight "
                            "at most, in generations (`offspring` arrivals, of all islands); more lets larger "
                            "batches through where evaluations are short and workers many, for staler parents")

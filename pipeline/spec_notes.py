@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from .spec import DEFAULT_IN_FLIGHT
 from .spec_checks import pareto_survival
-from .spec_islands import GENERATIONAL_ALGORITHMS, on_runners
+from .spec_islands import GENERATIONAL_ALGORITHMS
 
 if TYPE_CHECKING:
     from .spec import RunSpec
@@ -33,13 +33,13 @@ def zero_generations_note(generations: int) -> str | None:
             "no evolution (give --generations N for N generations after it)")
 
 
-def unused_steal_note(execution: Mapping[str, Any], runners: bool) -> str | None:
-    """`execution.steal` is accepted with any algorithm (old runs keep their specs) but only
-    generational islands on Ray actors (`runners`: `spec_islands.on_runners`) steal."""
-    if not execution.get("steal") or (runners and execution.get("workers", 2) != 0):
+def unused_steal_note(execution: Mapping[str, Any]) -> str | None:
+    """`execution.steal` is accepted (old runs keep their specs) but nothing steals work any more:
+    each island on Ray sends its chunks to actors of its own (`islands/actors.py`)."""
+    if not execution.get("steal"):
         return None
-    return ("execution.steal = true is not used here: only generational islands (islands.count with "
-            "population.algorithm mu+lambda, mu,lambda or nsga2) evaluating on Ray actors steal work")
+    return ("execution.steal = true is not used here: nothing steals work any more; islands on Ray send their "
+            "chunks to actors of their own, sized from the measured evaluation time")
 
 
 def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str | None:
@@ -66,9 +66,8 @@ def lexicographic_pareto_note(mode: Any, algorithm: Any) -> str | None:
 
 def run_notes(spec: RunSpec) -> list[str]:
     """The notes for a new run of a validated `RunSpec`."""
-    runners = on_runners(spec.population.algorithm, spec.islands)
     execution = spec.execution.model_dump()
-    notes = [*spec.path_notes, zero_generations_note(spec.generations), unused_steal_note(execution, runners),
+    notes = [*spec.path_notes, zero_generations_note(spec.generations), unused_steal_note(execution),
              unused_in_flight_note(execution, spec.population.algorithm)]
     return [note for note in notes if note]
 
@@ -81,7 +80,7 @@ def resume_notes(spec: Mapping[str, Any]) -> list[str]:
         return spec.get(name) if isinstance(spec.get(name), dict) else {}
 
     algorithm = section("population").get("algorithm", "mu+lambda")
-    notes = [unused_steal_note(section("execution"), on_runners(algorithm, spec.get("islands"))),
+    notes = [unused_steal_note(section("execution")),
              unused_in_flight_note(section("execution"), algorithm),
              lexicographic_pareto_note(section("objectives").get("mode"), algorithm)]
     return [note for note in notes if note]

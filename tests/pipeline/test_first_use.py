@@ -180,16 +180,17 @@ def test_zero_generations_runs_the_initial_population_and_says_so(tmp_path, caps
 
 
 
-@pytest.mark.parametrize("execution, runners, said", [
-    ({"steal": True, "workers": 2}, False, True),  # one population: nothing to steal
-    ({"steal": True, "workers": 0}, True, True),  # islands in-process: no actors
-    ({"steal": True, "workers": 4}, True, False),  # generational islands on actors: it steals
-    ({"steal": False, "workers": 2}, False, False),
+@pytest.mark.parametrize("execution, said", [
+    ({"steal": True, "workers": 2}, True),
+    ({"steal": True, "workers": 0}, True),
+    ({"steal": True, "workers": 4}, True),  # generational islands on actors: their own actors, nothing to steal
+    ({"steal": False, "workers": 2}, False),
+    ({"workers": 2}, False),
 ])
-def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, runners, said):
+def test_a_steal_the_run_cannot_use_is_said_not_ignored(execution, said):
     from pipeline.spec_notes import unused_steal_note
 
-    note = unused_steal_note(execution, runners)
+    note = unused_steal_note(execution)
     assert (note is not None) == said
     assert note is None or note.startswith("execution.steal = true is not used here")
 
@@ -232,7 +233,7 @@ def test_evo_run_and_resume_say_when_steal_is_not_used(tmp_path, capsys):
     run = tmp_path / "run"
     code, out, err = run_cli(["run", str(spec), "--out", str(run)], capsys)
     assert code == 0, err
-    note = unused_steal_note({"steal": True}, False)
+    note = unused_steal_note({"steal": True})
     assert out.splitlines()[1] == note  # as written: no part taken for console markup
     code, out, err = run_cli(["resume", str(run), "--generations", "2"], capsys)
     assert code == 0, err
