@@ -23,7 +23,9 @@ evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes; the run's sleeps repeated to fill at least 10 s a worker), because W processes waking on 2 cores cost something by
 themselves. Beside each efficiency, from the end of generation 0 to the end of
 the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
-actors, island runners, their dispatcher, the driver) and how many cores
+actors, island runners, the islands' former dispatcher, the driver), and by
+process (each island runner, the busiest actor: no process of a run should
+spend more than 8 µs an evaluation on 2 cores, issue 41), and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
 a fixed cost per second), and the same for the ceiling: on a machine with
 fewer cores than processes, CPU is what bounds the efficiency. With

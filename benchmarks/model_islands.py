@@ -5,10 +5,11 @@ next children only when the last genome of its generation is back. With
 jitter, the actors that finish early idle unless another island has a chunk
 waiting. This model has no CPU cost at all (a fixed hop per call and a fixed
 breeding time per island generation) and W actors taking chunks from one
-queue as `island_dispatch.Dispatcher` does (least loaded actor first, at most
-`lanes` chunks on one, run one after the other), so its efficiency is the
-most any implementation of generational islands can reach at that chunk
-size, on any machine. Smaller chunks shorten the tail but cost Ray calls:
+queue as the islands' former shared dispatcher did (least loaded actor first,
+at most `lanes` chunks on one, run one after the other; islands now drive
+actors of their own, `pipeline/islands/actors.py`, which this bounds from
+above), so its efficiency is the most generational islands can reach at that
+chunk size, on any machine. Smaller chunks shorten the tail but cost Ray calls:
 what bounds them is the CPU (`bench_scale_out.py`). With `--steal`, an actor
 left idle with nothing queued takes, after one hop, a queued chunk whole or
 the unstarted half of a running one (`stealing.py`), the one with the most
