@@ -69,7 +69,9 @@ class Tracker:
         none is viable (what `check_some_viable` names). The hall over the candidates of every
         part of a generation is the hall over all of it: islands send only these."""
         pool = viable(scored)
-        if self.objectives.mode == "pareto" and pool:  # the whole front: the hall keeps its first by id
+        if not pool:
+            entering: set[int] = set()
+        elif self.objectives.mode == "pareto":  # the whole front: the hall keeps its first by id
             entering = {m.id for m in tools.sortNondominated(pool, len(pool), first_front_only=True)[0]}
         else:
             entering = {m.id for m in self._hall_of_fame([], pool)}

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from deap import base
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import pipeline
@@ -364,3 +364,51 @@ def test_island_chunks_keep_two_per_actor_unless_that_is_under_a_twentieth_of_a_
     else:  # short evaluations: bigger chunks, still one for each actor at least
         assert size <= max(lanes, -(-n // workers))
         assert size * seconds >= MIN_CHUNK_SECONDS or size == min(-(-n // workers), MAX_AUTO_CHUNK)
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.booleans(), st.booleans()), max_size=40),
+       parts=st.integers(1, 4), hall=st.integers(0, 12), mode=st.sampled_from(["lexicographic", "pareto"]))
+def test_the_hall_over_every_islands_candidates_is_the_hall_over_all_they_scored(tmp_path_factory, values, parts,
+                                                                                hall, mode):
+    from pipeline.evolution.parts import build_parts
+    from pipeline.evolution.tracking import Tracker
+
+    text = SETCOVER_SPEC.replace('mode = "lexicographic"', f'mode = "{mode}"')
+    text = text.replace("offspring = 10", 'offspring = 10\nalgorithm = "nsga2"') if mode == "pareto" else text
+    spec = load_spec(_spec(tmp_path_factory.mktemp("hall"), text))
+    objectives = build_parts(spec).objectives
+    tracker = Tracker(spec, objectives)
+    generation = 5
+
+    def member(i: int, cost: int, covered: int, failed: bool, rescored: bool) -> Member:
+        columns = {"cost": float(cost), "covered": float(covered), "feasible": True}
+        error = "boom" if failed else None
+        return Member(i, generation - 1 if rescored else generation, None, [], "mutation", columns,
+                      fitness=objectives.fitness(columns, error), error=error)
+
+    scored = [member(100 + i, *v) for i, v in enumerate(values)]
+    before = [member(i, c % 4, c // 4, False, True) for i, c in enumerate(range(hall))]  # an older hall
+    before = [m for m in before] + [m for m in scored[:2] if m.born < generation]  # a re-scored one held
+    assume(before or any(m.viable for m in scored))  # else the generation stops the run (GenerationFailed)
+    split = [scored[i::parts] for i in range(parts)]
+    candidates = [m for part in split for m in tracker.candidates(generation, part)]
+    assert {m.id for m in tracker._hall_of_fame(before, candidates)} == \
+        {m.id for m in tracker._hall_of_fame(before, scored)}
+
+
+@settings(deadline=None)
+@given(nodes=st.lists(st.sampled_from("abc"), min_size=1, max_size=40), islands=st.integers(1, 12))
+def test_each_island_gets_an_even_share_of_the_actors_one_nodes_together(nodes, islands):
+    from pipeline.islands.actors import shares
+
+    slots = [(f"handle-{n}", n, f"setup-{n}") for n in range(1, len(nodes) + 1)]
+    split = shares(slots, nodes, islands)
+    assert len(split) == islands and all(split)
+    if len(slots) >= islands:  # each actor on one island; sizes differ by one at most
+        assert sorted(s for share in split for s in share) == sorted(slots)
+        assert max(map(len, split)) - min(map(len, split)) <= 1
+        order = [nodes[number - 1] for share in split for _, number, _ in share]
+        assert order == sorted(order)  # one node's actors next to each other, so shares span few nodes
+    else:  # fewer actors than islands: each island one of them, every actor used
+        assert {share[0] for share in split} == set(slots)
