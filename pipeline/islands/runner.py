@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pyarrow as pa
 from fitness.plugins import install_bundle
 
 from ..evolution.members import Member
@@ -34,14 +35,24 @@ Sent = list[tuple[list, list, IslandGeneration]]  # an epoch's generations, thei
 
 
 def _sent(done: list[IslandGeneration]) -> Sent:
+    """An epoch's generations as they travel: members packed, tables as Arrow IPC bytes (read back
+    in C++; Ray's own pickling of a table rebuilt it array by array in Python, in the driver)."""
     return [(pack_members(generation.population), pack_members(generation.candidates),
-             replace(generation, population=[], candidates=[])) for generation in done]
+             replace(generation, population=[], candidates=[], table=_ipc(generation.table))) for generation in done]
 
 
 def received(sent: Sent) -> list[IslandGeneration]:
     """An epoch's generations as the runner did them (members without their DEAP fitness)."""
-    return [replace(generation, population=unpack_members(population), candidates=unpack_members(candidates))
+    return [replace(generation, population=unpack_members(population), candidates=unpack_members(candidates),
+                    table=pa.ipc.open_stream(generation.table).read_all())
             for population, candidates, generation in sent]
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
 class IslandRunner:
