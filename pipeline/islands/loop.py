@@ -11,10 +11,12 @@ pass emigrants to each other and score on their own actors (`on_ray.py`). The dr
   with `islands.lag` it keeps each island's emigrants one migration longer,
   and in the checkpoint (`State.emigrants`) so that resume has them;
 * records generation g once every island has reached it (and its migration
-  is settled): one individuals file holding every island's members and the
-  migrants placed, one generations.parquet row over all islands, the
-  checkpoint; `wall_seconds` is the time from the moment the last island
-  finished g - 1 to the moment the last finished g;
+  is settled): one individuals file of the rows every island built itself
+  (`epochs.Rows`; `selected` set here, from who is alive after the
+  migration) and the migrants placed, the hall of fame from each island's
+  candidates (`Tracker.candidates`), one generations.parquet row over all
+  islands, the checkpoint; `wall_seconds` is the time from the moment the
+  last island finished g - 1 to the moment the last finished g;
 * checks the stop rules after each recorded generation. A stop at g
   discards whatever islands did after g, so the log is the one an
   uninterrupted run stopping at g writes. If an island runner (or every actor
