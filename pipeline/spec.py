@@ -42,7 +42,7 @@ class Population(_Strict):
     size: int = Field(40, ge=2, le=100_000, description="members alive after each generation (mu; per island)")
     offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
     algorithm: str = Field("mu+lambda", description=(
-        "generational survivor selection (mu+lambda, mu,lambda, nsga2), the asynchronous steady-state "
+        "generational survivor selection (mu+lambda, mu,lambda, nsga2, nsga3), the asynchronous steady-state "
         "(no generation barrier: each result inserted as it arrives), or your own algorithm: "
         "'module:Name' or an installed evo.algorithms entry point"))
     tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
@@ -74,7 +74,7 @@ class Population(_Strict):
         return self
 
 
-BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state")
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "nsga3", "steady-state")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 

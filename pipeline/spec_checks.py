@@ -91,8 +91,8 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
             and on_runners(spec.population.algorithm, spec.islands):
         raise SpecError(f"{source}: execution.eval_timeout: not available for generational islands on Ray workers "
                         "(their chunks go through a shared dispatcher); use workers = 0, or no [islands]")
-    if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
-        raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
+    if spec.population.algorithm in ("nsga2", "nsga3") and spec.objectives.mode != "pareto":
+        raise SpecError(f"{source}: population.algorithm: {spec.population.algorithm} needs objectives.mode = 'pareto'")
     refused = pareto_survival(spec.objectives.mode, spec.population.algorithm)
     if refused and not recorded:
         raise SpecError(f"{source}: {refused}")

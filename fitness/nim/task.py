@@ -76,6 +76,8 @@ class NimTask:
         self.default_weights = {name: 1.0 / len(scored) for name in scored}
         # Expressions also report their size (nodes), an objective to minimise: parsimony.
         self.objectives = scored + ((SIZE,) if self.kind == "expression" else ())
+        # (worst, best) of the rates: where Pareto runs put the hypervolume's reference point.
+        self.bounds = {name: (0.0, 1.0) for name in rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())}
         self.weights = tuple(-1.0 if name == SIZE else 1.0 for name in self.objectives)
         self.sampled = {f"win_rate_{column_name(name)}": (f"wins_{column_name(name)}", f"games_{column_name(name)}")
                         for name, games in self.opponents.items() if games != EXACT}
