@@ -253,6 +253,17 @@ class Run:
                                             "rank": state.get("population_rank") or list(range(len(ids)))}))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
+    def pareto_front(self, generation: int | None = None) -> pd.DataFrame:
+        """A Pareto run's non-dominated set: the viable members of `population(generation)`
+        (default: the last) on the first front (rank 0), by id."""
+        mode = self.spec.objectives.mode
+        if mode != "pareto":
+            raise ValueError(f"{self.path}: pareto_front: only for objectives.mode = 'pareto' runs "
+                             f"(this one is {mode!r}); best() is its hall of fame")
+        population = self.population(generation)
+        front = population[(population["rank"] == 0) & population["viable"].astype(bool)]
+        return front.sort_values("id").reset_index(drop=True)
+
     def best(self, n: int | None = 1) -> pd.DataFrame:
         """The hall of fame from best.json, best first (`n=None`: all of it), each genome once:
         `copies` lists the ids of other entries holding the identical genome. Under sampled
