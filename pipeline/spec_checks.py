@@ -81,6 +81,13 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
         kind = make_kind(spec, task)  # operator names and their params
     except ValueError as exc:
         raise SpecError(f"{source}: {exc}") from None
+    if spec.archive is not None:
+        from .spec_archive import archive_ranges
+
+        try:
+            archive_ranges(spec, task)
+        except ValueError as exc:
+            raise SpecError(f"{source}: {exc}") from None
     unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
     if unknown:
         raise SpecError(
@@ -105,9 +112,9 @@ def check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:
     from .evolution import Context, NoiseControl, Objectives, make_algorithm
 
     objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                            getattr(task, "default_weights", None))
+                            getattr(task, "default_weights", None), getattr(task, "bounds", None))
     noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
     try:
-        make_algorithm(Context(spec, kind, objectives, noise.reevaluate))
+        make_algorithm(Context(spec, kind, objectives, noise.reevaluate, task))
     except ValueError as exc:
         raise SpecError(f"{source}: {exc}") from None

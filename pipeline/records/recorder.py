@@ -55,6 +55,7 @@ class Recorder:
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
         table to write, and waiting for the previous generation's files."""
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
+        row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
         table = self.schema.individuals(state.generation, scored,
                                         islands=len(state.populations) > 1 or self.spec.islands is not None)
         self.flush()
