@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from .common import RunLogs, generation_axis
 
-__all__ = ["archive_figures"]
+__all__ = ["archive_blocks", "archive_figures"]
 
 
 def heat_map(run: RunLogs) -> Figure:
@@ -62,3 +62,17 @@ def archive_figures(run: RunLogs) -> dict[str, Figure]:
     if run.meta["spec"].get("archive") is None or "qd_score" not in run.generations:
         return {}
     return {"archive": heat_map(run), "quality_diversity": quality_diversity_figure(run)}
+
+
+def archive_blocks(run: RunLogs, fmt) -> list[tuple]:
+    """summary.md's section on a MAP-Elites run's archive (none for other runs)."""
+    archive = run.meta["spec"].get("archive")
+    if archive is None or "qd_score" not in run.generations:
+        return []
+    last = run.generations.iloc[-1]
+    cells = int(np.prod(archive["bins"]))
+    return [("h2", "Archive (MAP-Elites)"),
+            ("p", f"{round(float(last['coverage']) * cells):,} of {cells:,} cells filled (coverage "
+                  f"{fmt(float(last['coverage']))}) over {', '.join(archive['descriptors'])}; QD-score "
+                  f"{fmt(float(last['qd_score']))}. `Run.archive()` lists the elites; "
+                  "`evo match RUN/archive:CELL expert` plays one.")]

@@ -93,6 +93,8 @@ def test_elites_of_different_cells_play_differently(tmp_path):
     assert played.returncode == 0, played.stderr
     with pytest.raises(ValueError, match="cell 9999: the archive has cells 0-63"):
         pipeline.load_agent(result.path, cell=9999)
+    assert {"archive.png", "quality_diversity.png"} <= {path.name for path in result.report()}
+    assert "## Archive (MAP-Elites)" in (result.path / "report" / "summary.md").read_text()
 
 
 @settings(max_examples=30, deadline=None)
