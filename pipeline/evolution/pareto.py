@@ -1,4 +1,4 @@
-"""Pareto runs' measures over members: the hypervolume's reference point and value, the front.
+"""Pareto runs' hypervolume over members: its reference point and its value.
 
 A population's hypervolume is measured against one reference point fixed for
 the whole run, so generations compare. Per objective it lies a tenth of the
@@ -13,13 +13,11 @@ Points are DEAP's `-wvalues` (every objective minimised), as
 
 from __future__ import annotations
 
-from deap import tools
-
 from operators.hypervolume import hypervolume
 
 from .members import Member, Objectives
 
-__all__ = ["MARGIN", "front", "population_hypervolume", "reference_point"]
+__all__ = ["MARGIN", "population_hypervolume", "reference_point"]
 
 MARGIN = 0.1  # of an objective's range, beyond its worst value
 
@@ -44,10 +42,3 @@ def population_hypervolume(objectives: Objectives, population: list[Member], ref
     bound = [-objectives.directions[name] * reference[name] for name in objectives.order]
     return hypervolume([[-w for w in m.fitness.wvalues] for m in population], bound)
 
-
-def front(population: list[Member]) -> list[Member]:
-    """The non-dominated members (viable ones), by id."""
-    valid = [m for m in population if m.error is None]
-    if not valid:
-        return []
-    return sorted(tools.sortNondominated(valid, len(valid), first_front_only=True)[0], key=lambda m: m.id)
