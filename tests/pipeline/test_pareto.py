@@ -4,10 +4,6 @@ from the logged population, an old run's schema on resume, the front in the API 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -20,6 +16,7 @@ from operators.survival import reference_points
 from pipeline.records.schema import Schema
 from pipeline.spec import SpecError
 from tests.golden.digest import run_digests
+from tests.pipeline.killed_runs import killed_run
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "runs" / "nim-table.toml"
@@ -61,21 +58,9 @@ def test_nsga3_records_its_reference_points_and_a_killed_run_resumes_exactly(tmp
     state = json.loads((whole.path / "checkpoint.json").read_text())["algorithm"]
     assert state["reference_points"] == reference_points(4, 12)
     cut = tmp_path / "cut"
-    code = (f"from tests.pipeline.test_pareto import _killed; from pathlib import Path; "
-            f"_killed(Path({str(cut)!r}), 2)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=600)
-    assert done.returncode == -signal.SIGKILL
+    killed_run(TABLE, cut, 2, generations=5, population__algorithm="nsga3", **SMALL)
     pipeline.resume(cut, workers=0)
     assert run_digests(cut) == run_digests(whole.path)
-
-
-def _killed(out: Path, kill_at: int) -> None:
-    def on_generation(row: dict) -> None:
-        if row["generation"] == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    pipeline.run(TABLE, workers=0, out=str(out), force=True, generations=5, population__algorithm="nsga3",
-                 on_generation=on_generation, **SMALL)
 
 
 def test_nsga3_writes_the_same_log_on_2_ray_workers(tmp_path, ray_session):
