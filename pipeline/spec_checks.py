@@ -81,13 +81,6 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
         kind = make_kind(spec, task)  # operator names and their params
     except ValueError as exc:
         raise SpecError(f"{source}: {exc}") from None
-    if spec.archive is not None:
-        from .spec_archive import archive_ranges
-
-        try:
-            archive_ranges(spec, task)
-        except ValueError as exc:
-            raise SpecError(f"{source}: {exc}") from None
     unknown = sorted(set(spec.objectives.weights) - set(task.objectives))
     if unknown:
         raise SpecError(

@@ -127,3 +127,36 @@ def _algorithm():
 def test_bad_archive_keys_are_refused_in_one_line(overrides, message):
     with pytest.raises(SpecError, match=message):
         load_spec(SPEC, overrides)
+
+
+PLUGIN = '''
+import numpy as np
+from knapsack import Knapsack
+
+
+class Sack(Knapsack):
+    """The knapsack, also telling what share of the items each genome packs: a descriptor."""
+
+    descriptors = ("share",)
+    descriptor_bounds = {"share": (0.0, 1.0)}
+
+    def evaluate(self, genomes, seeds):
+        columns = super().evaluate(genomes, seeds)
+        columns["share"] = np.asarray([np.mean(g) for g in genomes], dtype=float)
+        return columns
+'''
+
+
+def test_a_plug_in_problem_names_its_own_descriptors(tmp_path):
+    (tmp_path / "knapsack.py").write_text((ROOT / "examples" / "knapsack" / "knapsack.py").read_text())
+    (tmp_path / "sack.py").write_text(PLUGIN)
+    spec = tmp_path / "sack.toml"
+    spec.write_text('problem = "sack:Sack"\n[genome]\nkind = "knapsack:Bits"\n[population]\nalgorithm = "map-elites"\n'
+                    'size = 20\noffspring = 20\n[objectives]\nmode = "lexicographic"\n'
+                    '[archive]\ndescriptors = ["share"]\nbins = [10]\n')
+    result = pipeline.open_run(pipeline.run(spec, workers=0, out=str(tmp_path / "run"), generations=3).path)
+    archive = result.archive()
+    assert archive["cell"].tolist() == sorted(set((archive["share"] * 10).astype(int).clip(0, 9)))
+    assert result.generations()["qd_score"].is_monotonic_increasing
+    with pytest.raises(SpecError, match="archive.descriptors: 'weight' is not a descriptor this problem computes"):
+        load_spec(spec, {"archive.descriptors": ["weight"]})
