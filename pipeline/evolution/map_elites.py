@@ -6,8 +6,10 @@ breeds `population.offspring` children from elites drawn uniformly (DEAP's
 `varOr` over the genome kind's operators) and places each scored child: into
 its cell if the cell is empty or the child is fitter than the cell's elite
 (a tie keeps the elite). The archive is the state's population (the elites,
-by cell), so population/ logs it each generation and resume reads it back;
-every scored individual's flat cell index is logged in its `cell` column.
+by cell), so population/ logs it each generation; the state's `extra` holds it
+as plain data too (`"elites"`: [cell, id] pairs, and the `"grid"`), which
+every checkpoint records and resume reads back; every scored individual's
+flat cell index is logged in its `cell` column.
 Generation rows get `qd_score` (the sum over elites of their fitness above a
 floor fixed for the run) and `coverage` (the share of cells filled). Elites
 keep the figures they were placed with: sampled fitness is not re-scored.
@@ -58,7 +60,8 @@ class MapElites(Generational):
         return self.breed(state.populations[0], state.generation + 1, state.next_id, self.settings.offspring, rng)
 
     def tell(self, state: State, scored: list[Member]) -> State:
-        archive = {int(m.columns["cell"]): m for m in state.populations[0] if m.columns.get("cell") is not None}
+        by_id = {m.id: m for m in state.populations[0]}
+        archive = {cell: by_id[i] for cell, i in state.extra.get("elites", [])}
         for m in scored:
             cell = self.cell_of(m) if m.error is None else None
             m.columns["cell"] = cell
@@ -72,8 +75,10 @@ class MapElites(Generational):
         if floor is None:
             floor = self._floor(viable(scored) or scored)
         row = {"qd_score": self._qd_score(elites, floor), "coverage": len(elites) / self.cells}
+        grid = {"descriptors": self.names, "bins": self.bins, "ranges": [list(r) for r in self.ranges]}
         return replace(state, generation=state.generation + 1, populations=[population], next_id=next_id,
-                       extra={**state.extra, "qd_floor": floor, "row": row})
+                       extra={**state.extra, "grid": grid, "elites": [[cell, archive[cell].id] for cell in sorted(archive)],
+                              "qd_floor": floor, "row": row})
 
     def _gain(self, value: float, floor: float) -> float:
         return value - floor if self.context.objectives.maximise_primary else floor - value

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..records.rundir import RunDir
 from .common import RunLogs, generation_axis
 
 __all__ = ["archive_blocks", "archive_figures"]
@@ -28,11 +29,15 @@ def heat_map(run: RunLogs) -> Figure:
     for _, elite in elites.iterrows():
         i, j = int(elite[f"bin_{names[0]}"]), int(elite[f"bin_{names[1]}"]) if names[1] else 0
         grid[i, j] = np.fmax(grid[i, j], float(elite[key]))
+    ranges = (RunDir(run.path).read_checkpoint() or {}).get("algorithm", {}).get("grid", {}).get("ranges")
+    ranges = (list(ranges) + [[0.0, 1.0]])[:2] if ranges else [[0, bins[0]], [0, bins[1]]]
     fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
-    image = ax.imshow(grid.T, origin="lower", cmap="viridis", aspect="auto",
-                      extent=(0, bins[0], 0, bins[1]))
-    ax.set_xlabel(f"{names[0]} (bin)")
-    ax.set_ylabel(f"{names[1]} (bin)" if names[1] else "")
+    image = ax.imshow(grid.T, origin="lower", cmap="viridis", aspect="auto", extent=(*ranges[0], *ranges[1]))
+    ax.set_xticks(np.linspace(*ranges[0], bins[0] + 1), minor=True)
+    ax.set_yticks(np.linspace(*ranges[1], bins[1] + 1), minor=True)
+    ax.grid(which="minor", alpha=0.15)
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
     fig.colorbar(image, ax=ax, label=f"elite {key}")
     folded = f"; best over {archive.descriptors[2]}" if len(archive.descriptors) > 2 else ""
     fig.suptitle(f"{run.label}\nArchive after generation {generation}: {len(elites)} of "

@@ -4,6 +4,7 @@ play differently (a league of diverse Nim opponents)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,10 @@ def test_a_killed_run_resumes_to_the_same_archive(tmp_path):
     killed_run(SPEC, cut, 2, generations=5, **SMALL)
     pipeline.resume(cut, workers=0)
     assert run_digests(cut) == run_digests(whole.path)
+    state = json.loads((cut / "checkpoint.json").read_text())["algorithm"]
+    assert state["elites"] == whole.archive()[["cell", "id"]].values.tolist()
+    assert state["grid"] == {"descriptors": ["empty_row_rate", "zero_nimsum_rate"], "bins": [8, 8],
+                             "ranges": [[0.0, 1.0], [0.0, 1.0]]}
     kept = ["cell", "id", "fitness", "empty_row_rate", "zero_nimsum_rate"]
     assert pipeline.open_run(cut).archive()[kept].equals(whole.archive()[kept])
 
@@ -79,7 +84,7 @@ def test_elites_of_different_cells_play_differently(tmp_path):
     assert (first["empty_row_rate"], first["zero_nimsum_rate"]) != (last["empty_row_rate"], last["zero_nimsum_rate"])
     played = subprocess.run([sys.executable, "-m", "pipeline.cli", "match", f"{result.path}/archive:{int(first['cell'])}",
                              "expert", "--games", "200"], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert played.returncode == 0 and "archive:" in played.stdout, played.stderr
+    assert played.returncode == 0 and "A moving first won" in played.stdout, played.stderr
     with pytest.raises(ValueError, match="cell 9999: the archive has cells 0-63"):
         pipeline.load_agent(result.path, cell=9999)
     assert {"archive.png", "quality_diversity.png"} <= {path.name for path in result.report()}
