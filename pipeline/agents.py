@@ -29,8 +29,8 @@ def _saved(name: str) -> Path | None:
 
 def build_agent(name: str, rules: Rules) -> Agent:
     """A registered agent (`expert`, `sloppy:0.1`, ...), a saved one (a run directory such as
-    `runs/nim-table`, or its `best.json`; `RUN/archive:CELL`: an elite of a MAP-Elites run), or your own (`my_agents:Cautious`, from the current
-    folder or an installed package)."""
+    `runs/nim-table`, or its `best.json`; `RUN/archive:CELL`: an elite of a MAP-Elites run),
+    or your own (`my_agents:Cautious`, from the current folder or an installed package)."""
     add_search_path(os.getcwd())
     from .archive import split_archive_name
 

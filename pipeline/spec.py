@@ -44,8 +44,8 @@ class Population(_Strict):
     offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
     algorithm: str = Field("mu+lambda", description=(
         "generational survivor selection (mu+lambda, mu,lambda, nsga2, nsga3), the asynchronous steady-state "
-        "(no generation barrier: each result inserted as it arrives), map-elites (with [archive]), or your own algorithm: "
-        "'module:Name' or an installed evo.algorithms entry point"))
+        "(no generation barrier: each result inserted as it arrives), map-elites (with [archive]), or your "
+        "own algorithm: 'module:Name' or an installed evo.algorithms entry point"))
     tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
     options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")

@@ -67,7 +67,8 @@ class MapElites(Generational):
             m.columns["cell"] = cell
             if cell is not None and (cell not in archive or m.fitness > archive[cell].fitness):
                 archive[cell] = m
-        elites = [archive[cell] for cell in sorted(archive)]
+        cells = sorted(archive)
+        elites = [archive[cell] for cell in cells]
         first = state.generation < 0
         population = elites or (scored if first else state.populations[0])
         next_id = max(m.id for m in scored) + 1 if first else state.next_id + len(scored)
@@ -76,9 +77,9 @@ class MapElites(Generational):
             floor = self._floor(viable(scored) or scored)
         row = {"qd_score": self._qd_score(elites, floor), "coverage": len(elites) / self.cells}
         grid = {"descriptors": self.names, "bins": self.bins, "ranges": [list(r) for r in self.ranges]}
+        placed = [[cell, m.id] for cell, m in zip(cells, elites)]
         return replace(state, generation=state.generation + 1, populations=[population], next_id=next_id,
-                       extra={**state.extra, "grid": grid, "elites": [[cell, archive[cell].id] for cell in sorted(archive)],
-                              "qd_floor": floor, "row": row})
+                       extra={**state.extra, "grid": grid, "elites": placed, "qd_floor": floor, "row": row})
 
     def _gain(self, value: float, floor: float) -> float:
         return value - floor if self.context.objectives.maximise_primary else floor - value

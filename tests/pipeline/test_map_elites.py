@@ -82,8 +82,8 @@ def test_elites_of_different_cells_play_differently(tmp_path):
     moves_b = np.stack(b(positions, np.random.default_rng(0)))
     assert (moves_a != moves_b).any()
     assert (first["empty_row_rate"], first["zero_nimsum_rate"]) != (last["empty_row_rate"], last["zero_nimsum_rate"])
-    played = subprocess.run([sys.executable, "-m", "pipeline.cli", "match", f"{result.path}/archive:{int(first['cell'])}",
-                             "expert", "--games", "200"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    elite = f"{result.path}/archive:{int(first['cell'])}"
+    played = subprocess.run([sys.executable, "-m", "pipeline.cli", "match", elite, "expert", "--games", "200"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert played.returncode == 0 and "A moving first won" in played.stdout, played.stderr
     with pytest.raises(ValueError, match="cell 9999: the archive has cells 0-63"):
         pipeline.load_agent(result.path, cell=9999)
