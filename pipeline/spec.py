@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from .spec_archive import Archive, check_archive
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
@@ -42,9 +43,9 @@ class Population(_Strict):
     size: int = Field(40, ge=2, le=100_000, description="members alive after each generation (mu; per island)")
     offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
     algorithm: str = Field("mu+lambda", description=(
-        "generational survivor selection (mu+lambda, mu,lambda, nsga2), the asynchronous steady-state "
-        "(no generation barrier: each result inserted as it arrives), or your own algorithm: "
-        "'module:Name' or an installed evo.algorithms entry point"))
+        "generational survivor selection (mu+lambda, mu,lambda, nsga2, nsga3), the asynchronous steady-state "
+        "(no generation barrier: each result inserted as it arrives), map-elites (with [archive]), or your "
+        "own algorithm: 'module:Name' or an installed evo.algorithms entry point"))
     tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
     options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
@@ -74,7 +75,7 @@ class Population(_Strict):
         return self
 
 
-BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state")
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "nsga3", "steady-state", "map-elites")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 
@@ -214,6 +215,7 @@ class RunSpec(_Strict):
                                description="Nim with sampled opponents: keeping sampled fitness honest")
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
+    archive: Archive | None = Field(None, description="map-elites: the grid over behaviour descriptors")
     log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
     # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
     _path_names: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -264,6 +266,7 @@ class RunSpec(_Strict):
                 f"built-in problem one of {', '.join(BUILTIN_KINDS)} (got problem {self.problem!r}, "
                 f"kind {self.genome.kind!r})")
         check_islands(self)
+        check_archive(self)
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
@@ -299,6 +302,8 @@ class RunSpec(_Strict):
                 "opponents": dict(self.nim.opponents),
             }
             task.update(self.nim.training_boards())
+            if self.archive is not None:
+                task["descriptors"] = list(self.archive.descriptors)
             return task
         assert self.setcover is not None
         if self.setcover.instance:
@@ -332,6 +337,8 @@ class RunSpec(_Strict):
             del content["islands"]
         elif content["islands"]["lag"] == 0:
             del content["islands"]["lag"]
+        if content["archive"] is None:
+            del content["archive"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 

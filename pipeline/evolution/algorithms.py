@@ -62,6 +62,7 @@ class Context:
     kind: GenomeKind
     objectives: Objectives
     reevaluate: bool  # sampled fitness: survivors are scored again each generation
+    task: Any = None  # the task the run scores with (its descriptors, for map-elites)
 
 
 _REGISTRY: dict[str, Callable[[Context], Algorithm]] = {}

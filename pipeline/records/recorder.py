@@ -61,6 +61,7 @@ class Recorder:
     def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State:
         """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
+        row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
         self.flush()
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
@@ -81,7 +82,10 @@ class Recorder:
         self._pending = self._writer.submit(write)
 
     def checkpoint(self, state: State) -> dict[str, Any]:
-        return state.checkpoint(self.schema.ranks(state.population))
+        record = state.checkpoint(self.schema.ranks(state.population))
+        if self.schema.hypervolume_reference is not None:
+            record["hypervolume_reference"] = self.schema.hypervolume_reference
+        return record
 
     def best(self, state: State) -> dict[str, Any]:
         return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec(named=True))
@@ -138,6 +142,8 @@ class Recorder:
         log = self.rundir.read_individuals(range(0, generation + 1))
         # a run keeps the schema it started with: generation 0's, whatever later resumes wrote
         self.schema.viability = "viable" in self.rundir.read_individuals(range(1), columns=["viable"])
+        self.schema.hypervolume = self.schema.hypervolume and (not rows or "hypervolume" in rows[0])
+        self.schema.hypervolume_reference = checkpoint.get("hypervolume_reference")
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
         pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)
