@@ -310,7 +310,7 @@ def test_the_python_api_gives_the_cli_notes_as_warnings(tmp_path):
     from pipeline import RunNote
     from pipeline.spec_notes import unused_steal_note
 
-    steal = unused_steal_note({"steal": True}, False)
+    steal = unused_steal_note({"steal": True})
     spec = spec_file(tmp_path, NIM_SPEC.format(generations=1, kind="table", games=10) + "steal = true\n")
     with pytest.warns(RunNote) as caught:
         run = pipeline.run(spec, out=tmp_path / "run")
