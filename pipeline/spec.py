@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from .spec_checks import check_keys_apply, check_semantics
+from .spec_cma import CmaEs, check_cma_es
 from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
 from .spec_execution import DEFAULT_IN_FLIGHT, Execution
@@ -43,7 +44,8 @@ class Population(_Strict):
     offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
     algorithm: str = Field("mu+lambda", description=(
         "generational survivor selection (mu+lambda, mu,lambda, nsga2), the asynchronous steady-state "
-        "(no generation barrier: each result inserted as it arrives), or your own algorithm: "
+        "(no generation barrier: each result inserted as it arrives), cma-es (float-vector and table "
+        "genomes; settings in [cma_es]), or your own algorithm: "
         "'module:Name' or an installed evo.algorithms entry point"))
     tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
@@ -74,7 +76,7 @@ class Population(_Strict):
         return self
 
 
-BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state")
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state", "cma-es")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 
@@ -214,6 +216,7 @@ class RunSpec(_Strict):
                                description="Nim with sampled opponents: keeping sampled fitness honest")
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
+    cma_es: CmaEs | None = Field(None, description="population.algorithm = cma-es: its settings (absent: defaults)")
     log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
     # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
     _path_names: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -264,6 +267,7 @@ class RunSpec(_Strict):
                 f"built-in problem one of {', '.join(BUILTIN_KINDS)} (got problem {self.problem!r}, "
                 f"kind {self.genome.kind!r})")
         check_islands(self)
+        check_cma_es(self)
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
@@ -328,6 +332,8 @@ class RunSpec(_Strict):
             del content["population"]["options"]
         if content["population"]["restart_after"] is None:
             del content["population"]["restart_after"], content["population"]["restart_keep"]
+        if content["cma_es"] is None:
+            del content["cma_es"]
         if content["islands"] is None:
             del content["islands"]
         elif content["islands"]["lag"] == 0:

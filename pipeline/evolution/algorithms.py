@@ -82,7 +82,7 @@ def builtin_names() -> tuple[str, ...]:
 
 
 def _load_builtins() -> None:
-    from . import generational, steady_state  # noqa: F401  (they register themselves)
+    from . import cma_es, generational, steady_state  # noqa: F401  (they register themselves)
 
 
 def make_algorithm(context: Context) -> Algorithm:

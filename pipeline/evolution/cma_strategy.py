@@ -1,0 +1,180 @@
+"""CMA-ES's search distribution and its update, as plain data computed in a fixed order.
+
+The parameters are DEAP's `cma.Strategy` defaults (Hansen & Ostermeier 2001,
+superlinear weights) and the update is DEAP's `Strategy.update`; the tests
+check both against DEAP on the same samples. DEAP's class itself is not used
+because it samples from numpy's global generator (a run's draws come from the
+generation's own generator) and decomposes C with LAPACK, whose kernels differ
+between CPUs. Here every sum runs in one fixed order (a matrix product adds
+its terms a column at a time; the eigendecomposition is cyclic Jacobi,
+started from the last eigenbasis) and exp, log and sqrt are Python's `math`,
+so the same draws give the same bits on any machine, and the state is lists
+of floats that round-trip through JSON exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .members import sequential_sum
+
+__all__ = ["Distribution", "Parameters", "ordered_matmul", "symmetric_eigen"]
+
+_MAX_SWEEPS = 50
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """DEAP's `Strategy.computeParams` for `dim` coordinates, `offspring` (lambda) and `parents` (mu)."""
+
+    dim: int
+    offspring: int
+    parents: int
+    weights: tuple[float, ...]
+    mueff: float
+    cc: float
+    cs: float
+    c1: float
+    cmu: float
+    damps: float
+    chi_n: float
+
+    @classmethod
+    def of(cls, dim: int, offspring: int, parents: int) -> Parameters:
+        raw = [math.log(parents + 0.5) - math.log(i) for i in range(1, parents + 1)]
+        total = sequential_sum(raw)
+        weights = tuple(w / total for w in raw)
+        mueff = 1.0 / sequential_sum(w * w for w in weights)
+        n = float(dim)
+        cs = (mueff + 2.0) / (n + mueff + 3.0)
+        c1 = 2.0 / ((n + 1.3) ** 2 + mueff)
+        cmu = min(1.0 - c1, 2.0 * (mueff - 2.0 + 1.0 / mueff) / ((n + 2.0) ** 2 + mueff))
+        damps = 1.0 + 2.0 * max(0.0, math.sqrt((mueff - 1.0) / (n + 1.0)) - 1.0) + cs
+        chi_n = math.sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n ** 2))
+        return cls(dim, offspring, parents, weights, mueff, 4.0 / (n + 4.0), cs, c1, cmu, damps, chi_n)
+
+
+@dataclass
+class Distribution:
+    """N(mean, sigma^2 C), C = B diag(D)^2 B^T, and the evolution paths; `updates`: since its start."""
+
+    mean: np.ndarray
+    sigma: float
+    C: np.ndarray
+    B: np.ndarray
+    D: np.ndarray
+    pc: np.ndarray
+    ps: np.ndarray
+    updates: int = 0
+
+    @classmethod
+    def start(cls, mean: np.ndarray, sigma: float) -> Distribution:
+        n = len(mean)
+        eye = np.eye(n)
+        return cls(np.array(mean, dtype=np.float64), float(sigma), eye.copy(), eye.copy(), np.ones(n),
+                   np.zeros(n), np.zeros(n))
+
+    def sample(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """`count` points, one a row: mean + sigma * B D z, z standard normal from `rng`."""
+        z = rng.standard_normal((count, len(self.mean)))
+        return self.mean + self.sigma * ordered_matmul(z, (self.B * self.D).T)
+
+    def update(self, params: Parameters, ranked: np.ndarray) -> None:
+        """DEAP's `Strategy.update` from the `params.parents` best points, best first (rows)."""
+        p, n = params, len(self.mean)
+        old = self.mean
+        self.mean = _weighted_rows(p.weights, ranked)
+        step = self.mean - old
+        whitened = ordered_matmul(self.B, (ordered_matmul(self.B.T, step[:, None])[:, 0] / self.D)[:, None])[:, 0]
+        self.ps = (1 - p.cs) * self.ps + math.sqrt(p.cs * (2 - p.cs) * p.mueff) / self.sigma * whitened
+        ps_norm = _norm(self.ps)
+        hsig = float(ps_norm / math.sqrt(1.0 - (1.0 - p.cs) ** (2.0 * (self.updates + 1.0))) / p.chi_n
+                     < 1.4 + 2.0 / (n + 1.0))
+        self.updates += 1
+        self.pc = (1 - p.cc) * self.pc + hsig * math.sqrt(p.cc * (2 - p.cc) * p.mueff) / self.sigma * step
+        deviations = ranked - old
+        rank_mu = _weighted_rows(p.weights, [np.outer(d, d) for d in deviations])
+        self.C = ((1 - p.c1 - p.cmu + (1 - hsig) * p.c1 * p.cc * (2 - p.cc)) * self.C
+                  + p.c1 * np.outer(self.pc, self.pc) + p.cmu * rank_mu / self.sigma ** 2)
+        self.sigma *= math.exp((ps_norm / p.chi_n - 1.0) * p.cs / p.damps)
+        eigenvalues, self.B = symmetric_eigen(self.C, self.B)
+        floor = max(float(eigenvalues[-1]) * 1e-30, 1e-300)  # a rounding below zero must not divide by zero
+        self.D = np.sqrt(np.maximum(eigenvalues, floor))
+
+    def condition(self) -> float:
+        """Of C: the largest eigenvalue over the smallest."""
+        return float((self.D[-1] / self.D[0]) ** 2)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mean": self.mean.tolist(), "sigma": self.sigma, "C": self.C.tolist(), "B": self.B.tolist(),
+                "D": self.D.tolist(), "pc": self.pc.tolist(), "ps": self.ps.tolist(), "updates": self.updates}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Distribution:
+        arrays = {k: np.array(data[k], dtype=np.float64) for k in ("mean", "C", "B", "D", "pc", "ps")}
+        return cls(sigma=float(data["sigma"]), updates=int(data["updates"]), **arrays)
+
+
+def ordered_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b with the terms of each entry added in order of the inner index: exact
+    element-wise products and sums only, so no BLAS kernel's order changes a bit."""
+    out = a[:, 0:1] * b[0:1, :]
+    for j in range(1, a.shape[1]):
+        out = out + a[:, j:j + 1] * b[j:j + 1, :]
+    return out
+
+
+def symmetric_eigen(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix by cyclic Jacobi
+    rotations, started in `basis` (the last eigenbasis: a few sweeps when the matrix moved little)."""
+    a = ordered_matmul(ordered_matmul(basis.T, matrix), basis)
+    a = (a + a.T) / 2.0
+    v = np.array(basis, dtype=np.float64)
+    n = len(a)
+    for _ in range(_MAX_SWEEPS):
+        rotated = False
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                rotated |= _rotate(a, v, p, q)
+        if not rotated:
+            break
+    order = np.argsort(np.diag(a), kind="stable")
+    return np.diag(a)[order].copy(), v[:, order]
+
+
+def _rotate(a: np.ndarray, v: np.ndarray, p: int, q: int) -> bool:
+    """One Jacobi rotation zeroing a[p, q] (Numerical Recipes' `jacobi`); False if it is negligible."""
+    apq = float(a[p, q])
+    app, aqq = float(a[p, p]), float(a[q, q])
+    small = 100.0 * abs(apq)
+    if abs(app) + small == abs(app) and abs(aqq) + small == abs(aqq):
+        a[p, q] = a[q, p] = 0.0
+        return False
+    theta = (aqq - app) / (2.0 * apq)
+    t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0)) if abs(theta) < 1e150 else 0.5 / abs(theta)
+    t = t if theta >= 0 else -t
+    c = 1.0 / math.sqrt(t * t + 1.0)
+    s = t * c
+    for m in (a, v):  # columns p, q of a and v
+        mp, mq = m[:, p].copy(), m[:, q].copy()
+        m[:, p], m[:, q] = c * mp - s * mq, s * mp + c * mq
+    ap, aq = a[p, :].copy(), a[q, :].copy()  # rows p, q of a
+    a[p, :], a[q, :] = c * ap - s * aq, s * ap + c * aq
+    a[p, q] = a[q, p] = 0.0
+    return True
+
+
+def _weighted_rows(weights: tuple[float, ...], rows: Any) -> np.ndarray:
+    """sum_i weights[i] * rows[i], added in order."""
+    total = weights[0] * rows[0]
+    for w, row in zip(weights[1:], rows[1:]):
+        total = total + w * row
+    return total
+
+
+def _norm(vector: np.ndarray) -> float:
+    return math.sqrt(math.fsum((vector * vector).tolist()))
