@@ -7,8 +7,8 @@ or 10^5 evaluations; pycma (`pip install 'evo-pipeline[bench]'`) starts from
 the same point with the same sigma, lambda and IPOP restarts, its own seed.
 Table (`--table`): generations and evaluations until the best individual
 reaches the genome's ceiling (the fitness of the pure expert column: 50%
-against the expert and minimax), for runs/cma-es-table.toml and the GA's
-runs/nim-table.toml.
+against the expert and minimax) within the spec's own stop rules, for
+runs/cma-es-table.toml and the GA's runs/nim-table.toml.
 
     python benchmarks/bench_cma_es.py [--seeds 10] [--table]
 """
@@ -35,12 +35,13 @@ TARGET, BUDGET = 1e-8, 100_000
 
 
 def evo_generations(spec_path: Path, seed: int, reached, budget: int, **overrides):
-    """(evaluations, generations, wall seconds) until `reached(state)`, or None past `budget`."""
+    """(evaluations, generations, wall seconds) until `reached(state)`, or None if the spec's stop
+    rules (or `budget` evaluations) end the run first."""
     spec = load_spec(spec_path, {"seed": seed, "execution.workers": 0, **overrides})
     parts = build_parts(spec)
     scorer = Scorer(LocalEvaluator(spec.task_spec()), parts.noise, parts.objectives)
     tracker, state, started = Tracker(spec, parts.objectives), State(), time.perf_counter()
-    while state.evaluations < budget:
+    while state.evaluations < budget and tracker.stop_reason(state) is None:
         generation = state.generation + 1
         batch = parts.algorithm.ask(state, variation_rng(spec.seed, generation))
         scorer.score(generation, batch)
@@ -114,8 +115,7 @@ def table(seeds: int) -> None:
         best = ceiling(ROOT / spec)
         counts = []
         for seed in range(1, seeds + 1):
-            found = evo_generations(ROOT / spec, seed, lambda s: s.best_so_far >= best - 1e-12, 20_000,
-                                    generations=1_000_000)
+            found = evo_generations(ROOT / spec, seed, lambda s: s.best_so_far >= best - 1e-12, 100_000)
             counts.append(found[0] if found else None)
             text = f"{found[1]} | {found[0]} | {found[2]:.1f}" if found else "not reached | | "
             print(f"| {spec} | {seed} | {text} |", flush=True)
