@@ -10,7 +10,7 @@ reaches the genome's ceiling (the fitness of the pure expert column: 50%
 against the expert and minimax) within the spec's own stop rules, for
 runs/cma-es-table.toml and the GA's runs/nim-table.toml.
 
-    python benchmarks/bench_cma_es.py [--seeds 10] [--table]
+    python benchmarks/bench_cma_es.py [--seeds 10] [--table [--specs SPEC ...]]
 """
 
 from __future__ import annotations
@@ -108,10 +108,10 @@ def ceiling(spec_path: Path) -> float:
     return parts.objectives.fitness(columns).wvalues[0]
 
 
-def table(seeds: int) -> None:
+def table(seeds: int, specs: list[str]) -> None:
     print("| spec | seed | generations to ceiling | evaluations | wall s |")
     print("|---|---|---|---|---|")
-    for spec in ("runs/cma-es-table.toml", "runs/nim-table.toml"):
+    for spec in specs:
         best = ceiling(ROOT / spec)
         counts = []
         for seed in range(1, seeds + 1):
@@ -127,8 +127,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--table", action="store_true", help="the table genome's evaluations to its ceiling")
+    parser.add_argument("--specs", nargs="+", default=["runs/cma-es-table.toml", "runs/nim-table.toml"],
+                        help="with --table: the specs to compare")
     args = parser.parse_args()
-    table(args.seeds) if args.table else rosenbrock(args.seeds)
+    table(args.seeds, args.specs) if args.table else rosenbrock(args.seeds)
 
 
 if __name__ == "__main__":
