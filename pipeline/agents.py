@@ -29,9 +29,16 @@ def _saved(name: str) -> Path | None:
 
 def build_agent(name: str, rules: Rules) -> Agent:
     """A registered agent (`expert`, `sloppy:0.1`, ...), a saved one (a run directory such as
-    `runs/nim-table`, or its `best.json`), or your own (`my_agents:Cautious`, from the current
-    folder or an installed package)."""
+    `runs/nim-table`, or its `best.json`; `RUN/archive:CELL`: an elite of a MAP-Elites run),
+    or your own (`my_agents:Cautious`, from the current folder or an installed package)."""
     add_search_path(os.getcwd())
+    from .archive import split_archive_name
+
+    in_archive = split_archive_name(name)
+    if in_archive is not None:  # RUN/archive:CELL: an elite of a MAP-Elites run
+        from .api import load_agent
+
+        return load_agent(in_archive[0], rules, cell=in_archive[1])
     saved = _saved(name)
     if saved is not None:
         from .hall_of_fame import load_agent  # a run's best.json

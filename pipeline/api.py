@@ -135,13 +135,19 @@ def open_run(path: str | Path) -> "Run":
     return Run(path)
 
 
-def load_agent(path: str | Path, rules: Any = None, rank: int = 0) -> Any:
-    """The `rank`-th agent of a Nim run's hall of fame (best.json, or its run directory).
+def load_agent(path: str | Path, rules: Any = None, rank: int = 0, cell: int | str | None = None) -> Any:
+    """The `rank`-th agent of a Nim run's hall of fame (best.json, or its run directory), or
+    with `cell`, the elite of that cell of a MAP-Elites run's archive (an index, or
+    coordinates "3,7": `pipeline.archive.cell_index`).
 
     `rules`: a `fitness.nim.Rules` to play under; default, the board it was evolved on."""
     from .hall_of_fame import load_agent as _load, saved_rules
 
     path = Path(path)
+    if cell is not None:
+        from .archive import elite_agent
+
+        return elite_agent(Run(path.parent if path.name == "best.json" else path), cell, rules)
     if path.is_dir():
         path = path / "best.json"
     if rules is None:
@@ -252,6 +258,24 @@ class Run:
                 frames.append(pd.DataFrame({"generation": generation, "id": ids,
                                             "rank": state.get("population_rank") or list(range(len(ids)))}))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def pareto_front(self, generation: int | None = None) -> pd.DataFrame:
+        """A Pareto run's non-dominated set: the viable members of `population(generation)`
+        (default: the last) on the first front (rank 0), by id."""
+        mode = self.spec.objectives.mode
+        if mode != "pareto":
+            raise ValueError(f"{self.path}: pareto_front: only for objectives.mode = 'pareto' runs "
+                             f"(this one is {mode!r}); best() is its hall of fame")
+        population = self.population(generation)
+        front = population[(population["rank"] == 0) & population["viable"].astype(bool)]
+        return front.sort_values("id").reset_index(drop=True)
+
+    def archive(self, generation: int | None = None) -> pd.DataFrame:
+        """A MAP-Elites run's archive after `generation` (default: the last): one elite per filled
+        cell, by `cell` (flat index), with its coordinates (`bin_<descriptor>`), fitness, descriptors."""
+        from .archive import archive_frame
+
+        return archive_frame(self, generation)
 
     def best(self, n: int | None = 1) -> pd.DataFrame:
         """The hall of fame from best.json, best first (`n=None`: all of it), each genome once:

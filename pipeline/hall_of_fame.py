@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from fitness.nim import Agent, Rules
 from fitness.nim.genomes import decode
 
 from .kinds import task_genome_from_record
 
-__all__ = ["BOARD_INDEPENDENT", "distinct_entries", "load_agent", "saved_rules"]
+__all__ = ["BOARD_INDEPENDENT", "distinct_entries", "genome_agent", "load_agent", "read_best", "saved_rules"]
 
 # Genome kinds whose agents never look at a row's index or the starting board.
 BOARD_INDEPENDENT = {"expression"}
@@ -39,12 +40,28 @@ def load_agent(path: str | Path, rules: Rules, rank: int = 0) -> Agent:
     """The `rank`-th distinct genome of a Nim run's hall of fame (as `Run.best` ranks
     them), playing under `rules`."""
     path = Path(path)
+    best = read_best(path)
+    try:
+        entry = distinct_entries(best["hall_of_fame"])[rank][0]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"{path}: not a readable best.json ({exc})") from None
+    return genome_agent(best, entry["genome"], rules, path, f"{path}#{entry['id']}")
+
+
+def read_best(path: Path) -> dict:
     try:
         best = json.loads(path.read_text())
-        task = best["task"]
-        entry = distinct_entries(best["hall_of_fame"])[rank][0]
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+        best["task"], best["kind"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: not a readable best.json ({exc})") from None
+    return best
+
+
+def genome_agent(best: dict, record: Any, rules: Rules, path: Path, name: str) -> Agent:
+    """A logged genome `record` of the run whose best.json is `best` (at `path`) as an agent
+    playing under `rules`, which must be the board it was evolved for (or, for board-independent
+    kinds, the same k and rule)."""
+    task = best["task"]
     if task.get("problem") != "nim":
         raise ValueError(f"{path}: a {task.get('problem')} run; only Nim runs give agents")
     evolved_for = saved_rules(best)
@@ -61,5 +78,5 @@ def load_agent(path: str | Path, rules: Rules, rank: int = 0) -> Agent:
             f"play it with --board {','.join(map(str, evolved_for.rows))}{k}{mis}"
         )
     config = {key: value for key, value in task["genome"].items() if key != "kind"}
-    genome = task_genome_from_record(best["kind"], entry["genome"])
-    return decode(best["kind"], genome, config, rules, name=f"{path}#{entry['id']}")
+    genome = task_genome_from_record(best["kind"], record)
+    return decode(best["kind"], genome, config, rules, name=name)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from .spec_archive import Archive, check_archive
 from .spec_checks import check_keys_apply, check_semantics
 from .spec_cma import CmaEs, check_cma_es
 from .spec_errors import SpecError, explain
@@ -43,10 +44,10 @@ class Population(_Strict):
     size: int = Field(40, ge=2, le=100_000, description="members alive after each generation (mu; per island)")
     offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
     algorithm: str = Field("mu+lambda", description=(
-        "generational survivor selection (mu+lambda, mu,lambda, nsga2), the asynchronous steady-state "
-        "(no generation barrier: each result inserted as it arrives), cma-es (float-vector and table "
-        "genomes; settings in [cma_es]), or your own algorithm: "
-        "'module:Name' or an installed evo.algorithms entry point"))
+        "generational survivor selection (mu+lambda, mu,lambda, nsga2, nsga3), the asynchronous steady-state "
+        "(no generation barrier: each result inserted as it arrives), map-elites (with [archive]), cma-es "
+        "(float-vector and table genomes; settings in [cma_es]), or your own algorithm: 'module:Name' or an "
+        "installed evo.algorithms entry point"))
     tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
     options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
@@ -76,7 +77,7 @@ class Population(_Strict):
         return self
 
 
-BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "steady-state", "cma-es")
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "nsga3", "steady-state", "map-elites", "cma-es")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 
@@ -216,6 +217,7 @@ class RunSpec(_Strict):
                                description="Nim with sampled opponents: keeping sampled fitness honest")
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
+    archive: Archive | None = Field(None, description="map-elites: the grid over behaviour descriptors")
     cma_es: CmaEs | None = Field(None, description="population.algorithm = cma-es: its settings (absent: defaults)")
     log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
     # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
@@ -267,6 +269,7 @@ class RunSpec(_Strict):
                 f"built-in problem one of {', '.join(BUILTIN_KINDS)} (got problem {self.problem!r}, "
                 f"kind {self.genome.kind!r})")
         check_islands(self)
+        check_archive(self)
         check_cma_es(self)
         if self.problem == "nim":
             if self.nim is None:
@@ -303,6 +306,8 @@ class RunSpec(_Strict):
                 "opponents": dict(self.nim.opponents),
             }
             task.update(self.nim.training_boards())
+            if self.archive is not None:
+                task["descriptors"] = list(self.archive.descriptors)
             return task
         assert self.setcover is not None
         if self.setcover.instance:
@@ -338,6 +343,8 @@ class RunSpec(_Strict):
             del content["islands"]
         elif content["islands"]["lag"] == 0:
             del content["islands"]["lag"]
+        if content["archive"] is None:
+            del content["archive"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]
 
 

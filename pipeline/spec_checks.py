@@ -91,8 +91,8 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
             and on_runners(spec.population.algorithm, spec.islands):
         raise SpecError(f"{source}: execution.eval_timeout: not available for generational islands on Ray workers "
                         "(their chunks go through a shared dispatcher); use workers = 0, or no [islands]")
-    if spec.population.algorithm == "nsga2" and spec.objectives.mode != "pareto":
-        raise SpecError(f"{source}: population.algorithm: nsga2 needs objectives.mode = 'pareto'")
+    if spec.population.algorithm in ("nsga2", "nsga3") and spec.objectives.mode != "pareto":
+        raise SpecError(f"{source}: population.algorithm: {spec.population.algorithm} needs objectives.mode = 'pareto'")
     refused = pareto_survival(spec.objectives.mode, spec.population.algorithm)
     if refused and not recorded:
         raise SpecError(f"{source}: {refused}")
@@ -105,9 +105,9 @@ def check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:
     from .evolution import Context, NoiseControl, Objectives, make_algorithm
 
     objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                            getattr(task, "default_weights", None))
+                            getattr(task, "default_weights", None), getattr(task, "bounds", None))
     noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
     try:
-        make_algorithm(Context(spec, kind, objectives, noise.reevaluate))
+        make_algorithm(Context(spec, kind, objectives, noise.reevaluate, task))
     except ValueError as exc:
         raise SpecError(f"{source}: {exc}") from None

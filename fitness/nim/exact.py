@@ -30,7 +30,7 @@ from .rules import Rules
 from .solver import solve
 from .space import StateSpace
 
-__all__ = ["optimal_move_rates", "win_probabilities", "winning_codes"]
+__all__ = ["mean_successor_values", "optimal_move_rates", "win_probabilities", "winning_codes"]
 
 # Players are evaluated in chunks whose value and weight arrays stay near this
 # many float64 entries (~128 MB), so a large board never needs all at once.
@@ -198,25 +198,31 @@ def optimal_move_rates(players: Sequence[MoveDistribution], rules: Rules) -> np.
 
     A stochastic player counts the probability that its move is a winning one.
     """
+    win = winning_codes(rules)
+    return mean_successor_values(players, rules, (~win).astype(np.float64), np.flatnonzero(win[1:]) + 1)
+
+
+def mean_successor_values(players: Sequence[MoveDistribution], rules: Rules, values: np.ndarray,
+                          codes: np.ndarray) -> np.ndarray:
+    """Per player: over the positions `codes`, the mean of the expected `values` (one per code)
+    of the position its move leaves (0 where `codes` is empty)."""
     space = _space_of(rules)
     _check(players, space)
-    win = winning_codes(rules)
-    codes = np.flatnonzero(win[1:]) + 1
-    lose = (~win).astype(np.float64)[None, :]
+    values = values[None, :]
     rates = np.zeros(len(players))
     if not codes.size:
         return rates
-    good: dict[int, np.ndarray] = {}  # per target: chance its move from each winning code loses for the mover
+    after: dict[int, np.ndarray] = {}  # per target: the expected value its move from each code leaves
     for i, dist in enumerate(players):
         kept = np.zeros(len(codes))
         for component, weight in zip(dist.components, dist.weights()):
             key = id(component.target)
-            if key not in good:
+            if key not in after:
                 if isinstance(component.target, str):
                     kern = kernel(component.target, space.board, rules.k)
-                    good[key] = kern.expect_all(lose, space)[0, codes]
+                    after[key] = kern.expect_all(values, space)[0, codes]
                 else:
-                    good[key] = lose[0, component.target[codes]]
-            kept += weight[codes] * good[key]
+                    after[key] = values[0, component.target[codes]]
+            kept += weight[codes] * after[key]
         rates[i] = kept.mean()
     return rates

@@ -16,6 +16,7 @@ import numpy as np
 from .agents import agent
 from .agents.mixture import stack_mixtures
 from .boards import BOARDS_SOLVED, TrainingBoards
+from .descriptors import DESCRIPTORS, descriptor_values
 from .exact import optimal_move_rates, win_probabilities
 from .genomes import decode
 from .population import play_population, stack_tabulated
@@ -76,7 +77,19 @@ class NimTask:
         self.default_weights = {name: 1.0 / len(scored) for name in scored}
         # Expressions also report their size (nodes), an objective to minimise: parsimony.
         self.objectives = scored + ((SIZE,) if self.kind == "expression" else ())
+        # (worst, best) of the rates: where Pareto runs put the hypervolume's reference point.
+        self.bounds = {name: (0.0, 1.0) for name in rates + ((OPTIMAL_MOVE_RATE,) if self.exact_players else ())}
         self.weights = tuple(-1.0 if name == SIZE else 1.0 for name in self.objectives)
+        self.descriptors = tuple(spec.get("descriptors") or ())  # extra columns a MAP-Elites archive asks for
+        if self.descriptors and not self.exact_players:
+            raise ValueError("archive.descriptors: Nim descriptors are computed exactly, from the agents' move "
+                             "distributions: they need a board of at most 2,097,152 positions and a genome kind "
+                             "whose agents have one (rules, table)")
+        unknown = [name for name in self.descriptors if name not in DESCRIPTORS]
+        if unknown:
+            raise ValueError(f"archive.descriptors: unknown Nim descriptor {unknown[0]!r}; "
+                             f"known: {', '.join(DESCRIPTORS)}")
+        self.descriptor_bounds = {name: (0.0, 1.0) for name in DESCRIPTORS}
         self.sampled = {f"win_rate_{column_name(name)}": (f"wins_{column_name(name)}", f"games_{column_name(name)}")
                         for name, games in self.opponents.items() if games != EXACT}
         self._cache = ScoreCache() if self.kind == "expression" and not self.sampled else None
@@ -128,6 +141,8 @@ class NimTask:
                 [p.tree for p in players], ordered[OPTIMAL_MOVE_RATE])
         if self.kind == "expression":
             ordered[SIZE] = np.asarray([p.tree.size() for p in players], dtype=np.int64)
+        if self.descriptors:
+            ordered.update(descriptor_values(self.descriptors, dists, self.rules))
         return ordered
 
     def _play_sampled(self, players: list, seeds: Sequence[int], columns: dict[str, np.ndarray]) -> None:

@@ -62,6 +62,7 @@ class Context:
     kind: GenomeKind
     objectives: Objectives
     reevaluate: bool  # sampled fitness: survivors are scored again each generation
+    task: Any = None  # the task the run scores with (its descriptors, for map-elites)
 
 
 _REGISTRY: dict[str, Callable[[Context], Algorithm]] = {}
@@ -82,7 +83,7 @@ def builtin_names() -> tuple[str, ...]:
 
 
 def _load_builtins() -> None:
-    from . import cma_es, generational, steady_state  # noqa: F401  (they register themselves)
+    from . import cma_es, generational, map_elites, nsga3, steady_state  # noqa: F401  (they register themselves)
 
 
 def make_algorithm(context: Context) -> Algorithm:

@@ -65,7 +65,7 @@ class Generational:
         """`count` children of `population` (ids from `next_id`)."""
         ops = self.context.spec.operators
         parents = selection.viable_indices(population)  # all of them unless evaluations failed
-        if self.settings.algorithm == "nsga2":
+        if self.settings.algorithm in ("nsga2", "nsga3", "map-elites"):  # their pressure is in survival
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
                 return parents[selection.uniform(len(parents), k, rng)]
         else:

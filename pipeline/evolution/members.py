@@ -48,8 +48,10 @@ class Objectives:
     """How a task's objective columns become a DEAP fitness, and the progress metric."""
 
     def __init__(self, spec: RunSpec, names: tuple[str, ...], directions: tuple[float, ...], primary: str | None,
-                 default_weights: dict[str, float] | None = None):
+                 default_weights: dict[str, float] | None = None,
+                 bounds: dict[str, tuple[float, float]] | None = None):
         self.mode = spec.objectives.mode
+        self.bounds = dict(bounds or {})  # name -> (worst, best) possible value, where the task knows them
         self.names = names
         self.directions = dict(zip(names, directions))
         given = spec.objectives.weights

@@ -36,7 +36,7 @@ def build_parts(spec: RunSpec) -> Parts:
     task = build_task(spec.task_spec())
     kind = make_kind(spec, task)
     objectives = Objectives(spec, tuple(task.objectives), tuple(task.weights), getattr(task, "primary", None),
-                            getattr(task, "default_weights", None))
+                            getattr(task, "default_weights", None), getattr(task, "bounds", None))
     noise = NoiseControl(spec, getattr(task, "sampled", {}), getattr(task, "uses_seeds", True))
-    algorithm = make_algorithm(Context(spec, kind, objectives, noise.reevaluate))
+    algorithm = make_algorithm(Context(spec, kind, objectives, noise.reevaluate, task))
     return Parts(task, kind, objectives, noise, algorithm)

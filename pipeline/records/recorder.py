@@ -55,6 +55,7 @@ class Recorder:
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
         table to write, and waiting for the previous generation's files."""
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
+        row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
         table = self.schema.individuals(state.generation, scored,
                                         islands=len(state.populations) > 1 or self.spec.islands is not None)
         self.flush()
@@ -77,7 +78,10 @@ class Recorder:
         self._pending = self._writer.submit(write)
 
     def checkpoint(self, state: State) -> dict[str, Any]:
-        return state.checkpoint(self.schema.ranks(state.population))
+        record = state.checkpoint(self.schema.ranks(state.population))
+        if self.schema.hypervolume_reference is not None:
+            record["hypervolume_reference"] = self.schema.hypervolume_reference
+        return record
 
     def best(self, state: State) -> dict[str, Any]:
         return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec(named=True))
@@ -134,6 +138,8 @@ class Recorder:
         log = self.rundir.read_individuals(range(0, generation + 1))
         # a run keeps the schema it started with: generation 0's, whatever later resumes wrote
         self.schema.viability = "viable" in self.rundir.read_individuals(range(1), columns=["viable"])
+        self.schema.hypervolume = self.schema.hypervolume and (not rows or "hypervolume" in rows[0])
+        self.schema.hypervolume_reference = checkpoint.get("hypervolume_reference")
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
         pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)

@@ -18,6 +18,7 @@ from operators.kind import GenomeKind
 from operators.selection import oldest_first_ranking
 
 from ..evolution.members import Member, Objectives, jsonable, viable
+from ..evolution.pareto import population_hypervolume, reference_point
 
 __all__ = ["Schema", "exact_mean_std", "was_evaluated"]
 
@@ -42,13 +43,18 @@ def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
 class Schema:
     """`viability`: individuals files carry `viable` and `error` columns. A run started before
     they existed keeps its files' schema on resume (so its log stays what an uninterrupted old
-    run wrote) until a generation has a failed evaluation; readers take a missing column as viable."""
+    run wrote) until a generation has a failed evaluation; readers take a missing column as viable.
+    `hypervolume`: Pareto runs' generations rows carry one, against `hypervolume_reference`
+    (`evolution.pareto.reference_point`, fixed at generation 0 and kept in the checkpoint); a
+    run started before the column keeps rows without it on resume."""
 
     def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives, viability: bool = True) -> None:
         self.run_id = run_id
         self.kind = kind
         self.objectives = objectives
         self.viability = viability
+        self.hypervolume = objectives.mode == "pareto"
+        self.hypervolume_reference: dict[str, float] | None = None
 
     def generation_row(self, generation: int, population: list[Member], evaluations: int,
                        failures: int) -> dict[str, Any]:
@@ -62,6 +68,10 @@ class Schema:
             row[f"best_{name}"] = max(values) if maximise else min(values)
             row[f"mean_{name}"], row[f"std_{name}"] = exact_mean_std(values)
         row["diversity"] = float(self.kind.spread([m.genome for m in population]))
+        if self.hypervolume and population:  # (none viable: no front to measure)
+            if self.hypervolume_reference is None:
+                self.hypervolume_reference = reference_point(self.objectives, population)
+            row["hypervolume"] = population_hypervolume(self.objectives, population, self.hypervolume_reference)
         return row
 
     def individuals(self, generation: int, members: list[Member], islands: bool = False) -> pa.Table:

@@ -12,6 +12,8 @@ from matplotlib.figure import Figure
 
 from fitness.atomic import atomic_write_bytes
 
+from .archive import archive_figures
+from .pareto import pareto_figures
 from .common import (DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, band, constant_objectives,
                      generation_axis, value_axis)
 
@@ -126,4 +128,6 @@ def run_figures(run: RunLogs, individuals=None) -> dict[str, Figure]:
         figures["best_table"] = table_figure(run)
     elif run.kind == "rules" and individuals is not None:
         figures["parameters"] = parameters_figure(run, individuals())
+    figures.update(pareto_figures(run))
+    figures.update(archive_figures(run))
     return figures

@@ -14,6 +14,8 @@ from typing import Any
 
 from ..spec import DEFAULT_IN_FLIGHT
 from .common import DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, constant_objectives
+from .archive import archive_blocks
+from .pareto import front_blocks
 from .workers import WorkerUse
 
 __all__ = ["summary_blocks", "to_markdown", "to_html", "best_expression", "fmt"]
@@ -168,6 +170,8 @@ def summary_blocks(run: RunLogs, workers: WorkerUse | None = None) -> tuple[str,
         f"{int(last['evaluations']):,} evaluations, {float(last['elapsed_seconds']):.1f} s",
     ] + _islands_note(meta['spec']))]
     blocks += _best_table(run)
+    blocks += front_blocks(run, fmt)
+    blocks += archive_blocks(run, fmt)
     blocks += _hall_of_fame(run)
     spec = meta['spec']
     blocks += _workers(workers, spec.get('execution', {}), spec.get('population', {}).get('algorithm'))

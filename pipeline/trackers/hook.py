@@ -1,7 +1,7 @@
-"""The hook that feeds trackers: opened before the first generation (each tracker's
-run recorded in run.json under `trackers`), the generations already in the log sent
-first, then each new row, on a background thread so a slow or dead tracker never
-holds the run up.
+"""The hook that feeds trackers: opened as the run starts (each tracker's run recorded
+in run.json under `trackers`), the generations already in the log sent first, then
+each new row, all on a background thread so a slow, dead or slow-to-import tracker
+never holds the run up.
 
 No step is sent twice: each tracker reads back which (metric, step) pairs it holds
 when it opens and sends only the others. A run killed after a generation was
@@ -82,8 +82,10 @@ class TrackingHook:
 
 
 def start_tracking(spec: RunSpec, rundir: RunDir, rows: list[dict[str, Any]]) -> TrackingHook | None:
-    """The hook for the trackers `[log]` names (None: none named), each opened on the tracker run
-    run.json records (a resume) or a new one, with the log's `rows` queued for what it lacks."""
+    """The hook for the trackers `[log]` names (None: none named). Each is opened on the hook's
+    thread (importing and reaching a tracker takes seconds: generation 0 does not wait for it),
+    on the tracker run run.json records (a resume) or a new one, then handed the log's `rows`
+    for what it lacks; rows that arrive meanwhile queue behind the opening."""
     wanted = [name for name in ("mlflow", "tensorboard") if getattr(spec.log, name)]
     if not wanted:
         return None
@@ -93,7 +95,17 @@ def start_tracking(spec: RunSpec, rundir: RunDir, rows: list[dict[str, Any]]) ->
     if new:  # recorded before a tracker run is made, so a kill in between finds that run again
         records.update(new)
         rundir.update_run(trackers=records)
-    trackers: list[Tracker] = []
+    hook = TrackingHook([])
+    hook._thread.submit(_open_all, hook, wanted, spec, rundir, records)
+    for row in rows:
+        hook(row)
+    return hook
+
+
+def _open_all(hook: TrackingHook, wanted: list[str], spec: RunSpec, rundir: RunDir,
+              records: dict[str, dict[str, Any]]) -> None:
+    """Open each tracker (a failure only warns); run.json then names the tracker runs made."""
+    recorded = dict(records)
     for name in wanted:
         try:
             tracker = _open(name, spec, rundir, records[name])
@@ -104,13 +116,9 @@ def start_tracking(spec: RunSpec, rundir: RunDir, rows: list[dict[str, Any]]) ->
             warn(f"{name}: cannot open ({one_line(exc)[:240]}); the run goes on without it")
             continue
         records[name] = tracker.record
-        trackers.append(tracker)
-    if records != meta.get("trackers"):
+        hook.trackers.append(tracker)
+    if records != recorded:
         rundir.update_run(trackers=records)
-    hook = TrackingHook(trackers)
-    for row in rows:
-        hook(row)
-    return hook
 
 
 def _open(name: str, spec: RunSpec, rundir: RunDir, record: dict[str, Any]) -> Tracker:

@@ -31,6 +31,10 @@ CASES: dict[str, tuple[str, dict]] = {
     # 21 generations: one migration (after 20)
     "setcover-200-islands": ("runs/setcover-200-islands.toml", {"generations": 21}),
     "knapsack": ("examples/knapsack/knapsack.toml", {"generations": 4}),
+    # issue 43: NSGA-III (its hypervolume column) and MAP-Elites (its archive, qd_score, coverage)
+    "nsga3-nim-table": ("runs/nsga3-nim-table.toml", {"generations": 4}),
+    "map-elites-nim-table": ("runs/map-elites-nim-table.toml", {"generations": 4}),
+    "map-elites-nim-rules": ("runs/map-elites-nim-rules.toml", {"generations": 3}),
     "nim-vs-my-agent": ("examples/nim-agent/nim-vs-my-agent.toml", {"generations": 4}),
     # variants
     "table-mu-comma-lambda": ("runs/nim-table.toml", {"generations": 4, "population__algorithm": "mu,lambda"}),

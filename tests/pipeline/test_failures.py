@@ -162,12 +162,13 @@ def test_a_flaky_plugin_runs_to_the_end_with_failures_kept_out(tmp_path):
 @pytest.mark.parametrize("overrides", [
     {"population__algorithm": "mu,lambda"},
     {"population__algorithm": "nsga2", "objectives__mode": "pareto"},
+    {"population__algorithm": "nsga3", "objectives__mode": "pareto"},
     {"population__algorithm": "steady-state", "generations": 4},
     {"islands__count": 2, "islands__interval": 2, "islands__migrants": 2, "population__size": 10,
      "population__offspring": 12},
     {"islands__count": 2, "islands__interval": 2, "islands__migrants": 2, "population__size": 10,
      "population__offspring": 12, "population__algorithm": "steady-state", "generations": 4},
-], ids=["mu-comma-lambda", "nsga2", "steady-state", "islands", "steady-islands"])
+], ids=["mu-comma-lambda", "nsga2", "nsga3", "steady-state", "islands", "steady-islands"])
 def test_every_algorithm_keeps_failures_out(tmp_path, overrides):
     run = _run(tmp_path / "run", **overrides)
     if overrides.get("objectives__mode") == "pareto":  # no single best: only the population and the front

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -115,6 +116,22 @@ def test_a_tracker_that_is_down_only_warns(tmp_path, monkeypatch, capfd):
     warned = [line for line in capfd.readouterr().err.splitlines() if "mlflow" in line]
     assert len(warned) == 1 and warned[0].startswith("evo: warning: mlflow: ") and "goes on" in warned[0]
     assert "run_id" not in run.meta["trackers"]["mlflow"] and "logdir" in run.meta["trackers"]["tensorboard"]
+
+
+def test_a_slow_tracker_does_not_hold_the_first_generation(tmp_path, monkeypatch):
+    """Opening a tracker (importing MLflow, reaching its server) happens beside the run."""
+    from pipeline.trackers import hook
+
+    scored = threading.Event()
+
+    def slow_open(name, spec, rundir, record):
+        assert scored.wait(120), "generation 0 waited for the tracker to open"
+        return real_open(name, spec, rundir, record)
+
+    real_open = hook._open
+    monkeypatch.setattr(hook, "_open", slow_open)
+    run = pipeline.run(SPEC, out=str(tmp_path / "slow"), generations=2, on_generation=lambda *a: scored.set())
+    assert run.meta["status"] == "finished" and _steps(tmp_path / "slow", "best_cost") == [0, 1, 2]
 
 
 def test_a_tracker_not_installed_only_warns(tmp_path, monkeypatch, capfd):
