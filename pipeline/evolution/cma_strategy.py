@@ -144,41 +144,57 @@ def ordered_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def symmetric_eigen(matrix: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix by cyclic Jacobi
-    rotations, started in `basis` (the last eigenbasis: a few sweeps when the matrix moved little)."""
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix by Jacobi rotations,
+    started in `basis` (the last eigenbasis). Each sweep is n - 1 rounds of n / 2 disjoint rotations
+    (Brent and Luk's round robin), applied together as whole-array operations. An off-diagonal
+    entry below 1e-15 of its diagonal pair's geometric mean (or 1e-30 of the largest diagonal
+    entry) counts as zero: past that, rotations only move rounding errors."""
     a = ordered_matmul(ordered_matmul(basis.T, matrix), basis)
     a = (a + a.T) / 2.0
     v = np.array(basis, dtype=np.float64)
-    n = len(a)
+    rounds = _round_robin(len(a))
     for _ in range(_MAX_SWEEPS):
+        floor = 1e-30 * float(np.max(np.abs(np.diag(a))))
         rotated = False
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                rotated |= _rotate(a, v, p, q)
+        for p, q in rounds:
+            rotated |= _rotate(a, v, p, q, floor)
         if not rotated:
             break
     order = np.argsort(np.diag(a), kind="stable")
     return np.diag(a)[order].copy(), v[:, order]
 
 
-def _rotate(a: np.ndarray, v: np.ndarray, p: int, q: int) -> bool:
-    """One Jacobi rotation zeroing a[p, q] (Numerical Recipes' `jacobi`); False if it is negligible."""
-    apq = float(a[p, q])
-    app, aqq = float(a[p, p]), float(a[q, q])
-    small = 100.0 * abs(apq)
-    if abs(app) + small == abs(app) and abs(aqq) + small == abs(aqq):
-        a[p, q] = a[q, p] = 0.0
+def _round_robin(n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """n - 1 rounds (n even; n rounds if odd) of disjoint pairs p < q that meet every pair once."""
+    players, m = list(range(n + n % 2)), n + n % 2
+    rounds = []
+    for _ in range(m - 1):
+        pairs = sorted((min(players[i], players[m - 1 - i]), max(players[i], players[m - 1 - i]))
+                       for i in range(m // 2))
+        pairs = [pair for pair in pairs if pair[1] < n]
+        rounds.append((np.array([p for p, _ in pairs], dtype=np.intp), np.array([q for _, q in pairs], dtype=np.intp)))
+        players = [players[0], players[-1], *players[1:-1]]
+    return rounds
+
+
+def _rotate(a: np.ndarray, v: np.ndarray, p: np.ndarray, q: np.ndarray, floor: float) -> bool:
+    """Disjoint Jacobi rotations zeroing a[p, q] (Numerical Recipes' `jacobi`, pair by pair);
+    False if every one is negligible."""
+    apq, app, aqq = a[p, q], a[p, p], a[q, q]
+    live = np.abs(apq) > np.maximum(1e-15 * np.sqrt(np.abs(app * aqq)), floor)
+    if not live.any():
         return False
+    p, q, apq, app, aqq = p[live], q[live], apq[live], app[live], aqq[live]
     theta = (aqq - app) / (2.0 * apq)
-    t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0)) if abs(theta) < 1e150 else 0.5 / abs(theta)
-    t = t if theta >= 0 else -t
-    c = 1.0 / math.sqrt(t * t + 1.0)
+    t = 1.0 / (np.abs(theta) + np.sqrt(theta * theta + 1.0))  # theta beyond 1e154: t = 0, no turn
+    t = np.where(theta < 0, -t, t)
+    c = 1.0 / np.sqrt(t * t + 1.0)
     s = t * c
     for m in (a, v):  # columns p, q of a and v
-        mp, mq = m[:, p].copy(), m[:, q].copy()
-        m[:, p], m[:, q] = c * mp - s * mq, s * mp + c * mq
-    ap, aq = a[p, :].copy(), a[q, :].copy()  # rows p, q of a
-    a[p, :], a[q, :] = c * ap - s * aq, s * ap + c * aq
+        mp, mq = m[:, p], m[:, q]
+        m[:, p], m[:, q] = mp * c - mq * s, mp * s + mq * c
+    ap, aq = a[p, :], a[q, :]  # rows p, q of a
+    a[p, :], a[q, :] = c[:, None] * ap - s[:, None] * aq, s[:, None] * ap + c[:, None] * aq
     a[p, q] = a[q, p] = 0.0
     return True
 
