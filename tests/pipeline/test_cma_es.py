@@ -6,8 +6,6 @@ and one-line refusals."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +19,7 @@ import pipeline
 from pipeline.evolution.cma_strategy import Distribution, Parameters, symmetric_eigen
 from pipeline.spec import SpecError, load_spec
 from tests.golden.digest import run_digests
+from tests.pipeline.killed_runs import killed_run
 
 ROOT = Path(__file__).resolve().parents[2]
 ROSENBROCK = ROOT / "runs/cma-es-rosenbrock.toml"
@@ -97,22 +96,10 @@ def test_the_log_is_the_same_on_ray_workers(tmp_path, ray_session):
     assert run_digests(ray.path) == run_digests(local.path)
 
 
-def _small(out: Path, generations: int, on_generation=None) -> pipeline.Run:
-    return pipeline.run(ROSENBROCK, workers=0, out=str(out), force=True, generations=generations,
-                        on_generation=on_generation, **SMALL)
-
-
-def _killed_run(out: Path, kill_at: int) -> None:
-    def on_generation(row: dict) -> None:
-        if row["generation"] == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    _small(out, 160, on_generation)
-
-
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory) -> pipeline.Run:
-    return _small(tmp_path_factory.mktemp("cma") / "whole", 160)
+    return pipeline.run(ROSENBROCK, workers=0, out=str(tmp_path_factory.mktemp("cma") / "whole"), force=True,
+                        generations=160, **SMALL)
 
 
 def test_an_ipop_restart_doubles_the_population(whole):
@@ -125,10 +112,7 @@ def test_an_ipop_restart_doubles_the_population(whole):
 @pytest.mark.parametrize("kill_at", [5, 140])
 def test_a_run_killed_mid_run_resumes_to_the_uninterrupted_log(tmp_path, whole, kill_at):
     cut = tmp_path / "cut"
-    code = (f"from tests.pipeline.test_cma_es import _killed_run; from pathlib import Path; "
-            f"_killed_run(Path({str(cut)!r}), {kill_at})")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=600)
-    assert done.returncode == -signal.SIGKILL
+    killed_run(ROSENBROCK, cut, kill_at, generations=160, **SMALL)
     pipeline.resume(cut, workers=0)
     assert run_digests(cut) == run_digests(whole.path)
 
