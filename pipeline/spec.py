@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from .spec_archive import Archive, check_archive
 from .spec_checks import check_keys_apply, check_semantics
+from .spec_cma import CmaEs, check_cma_es
 from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
 from .spec_execution import DEFAULT_IN_FLIGHT, Execution
@@ -44,8 +45,9 @@ class Population(_Strict):
     offspring: int = Field(80, ge=1, le=1_000_000, description="children scored each generation (lambda; per island)")
     algorithm: str = Field("mu+lambda", description=(
         "generational survivor selection (mu+lambda, mu,lambda, nsga2, nsga3), the asynchronous steady-state "
-        "(no generation barrier: each result inserted as it arrives), map-elites (with [archive]), or your "
-        "own algorithm: 'module:Name' or an installed evo.algorithms entry point"))
+        "(no generation barrier: each result inserted as it arrives), map-elites (with [archive]), cma-es "
+        "(float-vector and table genomes; settings in [cma_es]), or your own algorithm: 'module:Name' or an "
+        "installed evo.algorithms entry point"))
     tournament: int = Field(3, ge=1, le=100, description="tournament size of parent selection")
     distinct: bool = Field(True, description="survivors are distinct genomes while there are enough")
     options: dict[str, Any] = Field(default_factory=dict, description="a user-defined algorithm's settings")
@@ -75,7 +77,7 @@ class Population(_Strict):
         return self
 
 
-BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "nsga3", "steady-state", "map-elites")
+BUILTIN_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2", "nsga3", "steady-state", "map-elites", "cma-es")
 BUILTIN_KINDS = ("bitstring", "rules", "table", "expression")
 BUILTIN_PROBLEMS = ("nim", "setcover")
 
@@ -216,6 +218,7 @@ class RunSpec(_Strict):
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
     archive: Archive | None = Field(None, description="map-elites: the grid over behaviour descriptors")
+    cma_es: CmaEs | None = Field(None, description="population.algorithm = cma-es: its settings (absent: defaults)")
     log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
     # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
     _path_names: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -267,6 +270,7 @@ class RunSpec(_Strict):
                 f"kind {self.genome.kind!r})")
         check_islands(self)
         check_archive(self)
+        check_cma_es(self)
         if self.problem == "nim":
             if self.nim is None:
                 raise ValueError("problem = 'nim' needs a [nim] section")
@@ -333,6 +337,8 @@ class RunSpec(_Strict):
             del content["population"]["options"]
         if content["population"]["restart_after"] is None:
             del content["population"]["restart_after"], content["population"]["restart_keep"]
+        if content["cma_es"] is None:
+            del content["cma_es"]
         if content["islands"] is None:
             del content["islands"]
         elif content["islands"]["lag"] == 0:

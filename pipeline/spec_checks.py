@@ -21,7 +21,7 @@ GENOME_KEYS = {"bitstring": ("kind", "init", "density"), "rules": ("kind", "agen
 USER_KIND_KEYS = ("kind", "options")
 # Built-in algorithms whose selection compares fitness tuples in order: with objectives.mode =
 # "pareto" their survivors would be chosen lexicographically, not by Pareto dominance.
-LEXICOGRAPHIC_ALGORITHMS = ("mu+lambda", "mu,lambda", "steady-state")
+LEXICOGRAPHIC_ALGORITHMS = ("mu+lambda", "mu,lambda", "steady-state", "cma-es")
 
 
 def check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:

@@ -2,7 +2,7 @@
 scores, a scorer evaluates them, a tracker keeps the books, a loop drives it all.
 See `loop.py` for how the parts meet, and `algorithms.py` to add an algorithm."""
 
-from . import generational, map_elites, nsga3, steady_state  # noqa: F401  (the built-in algorithms register themselves)
+from . import cma_es, generational, map_elites, nsga3, steady_state  # noqa: F401  (the built-in algorithms register themselves)
 from .algorithms import Algorithm, Context, make_algorithm, register
 from .async_loop import AsyncLoop
 from .loop import Hook, Loop

@@ -55,6 +55,12 @@ CASES: dict[str, tuple[str, dict]] = {
     # steady-state islands: 21 generations, one migration (after 20)
     "setcover-200-steady-islands": ("runs/setcover-200-islands.toml", {"generations": 21,
                                                                        "population__algorithm": "steady-state"}),
+    # CMA-ES (issue 43): the float-vector plug-in, the table kind, and an IPOP restart (after generation 110)
+    "cma-es-rosenbrock": ("runs/cma-es-rosenbrock.toml", {"generations": 30}),
+    "cma-es-table": ("runs/cma-es-table.toml", {"generations": 4}),
+    "cma-es-ipop": ("runs/cma-es-rosenbrock.toml", {"generations": 114, "problem_options__dimension": 2,
+                                                    "population__size": 3, "population__offspring": 6,
+                                                    "cma_es__restarts": 2, "stop__target": -1.0}),
 }
 
 
