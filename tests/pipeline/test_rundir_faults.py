@@ -50,10 +50,8 @@ def wait_for(ready, timeout: float = 60.0) -> None:
 
 
 def checkpoint_generation(run: Path) -> int:
-    try:
-        return int(json.loads((run / "checkpoint.json").read_text())["generation"])
-    except (OSError, ValueError, KeyError):
-        return -1
+    """The last generation committed (checkpoint.json is written only now and then)."""
+    return RunDir(run).last_generation()
 
 
 # -- one writer ---------------------------------------------------------------
@@ -142,7 +140,7 @@ def test_disk_full_is_one_line_status_failed_no_temp_files_then_resume_is_exact(
     real = rundir_module.atomic_write_bytes
 
     def full_at_generation_2(path, data):
-        if Path(path).name == "gen-000002.parquet":
+        if Path(path).name == "gen-000002.arrow":
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real(path, data)
 
@@ -150,9 +148,9 @@ def test_disk_full_is_one_line_status_failed_no_temp_files_then_resume_is_exact(
     run = tmp_path / "full"
     assert main(["run", str(spec_file(tmp_path, TEXT)), "--out", str(run)]) == 1
     line = one_error_line(capsys)
-    assert "gen-000002.parquet: No space left on device" in line
+    assert "gen-000002.arrow: No space left on device" in line
     meta = RunDir(run).read_run()
-    assert meta["status"] == "failed" and "gen-000002.parquet: No space left on device" in meta["error"]
+    assert meta["status"] == "failed" and "gen-000002.arrow: No space left on device" in meta["error"]
     assert not list(run.rglob("*.tmp"))
     monkeypatch.setattr(rundir_module, "atomic_write_bytes", real)
     assert main(["resume", str(run)]) == 0
