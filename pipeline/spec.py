@@ -214,7 +214,7 @@ class RunSpec(_Strict):
                                description="Nim with sampled opponents: keeping sampled fitness honest")
     execution: Execution = Field(default_factory=Execution, description="where and how it evaluates")
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
-    log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
+    log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard); which individuals the log keeps")
     # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
     _path_names: dict[str, str] = PrivateAttr(default_factory=dict)
     _path_notes: tuple[str, ...] = PrivateAttr(default=())

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from deap import tools
 
 from operators.selection import oldest_first_ranking
@@ -29,6 +30,7 @@ from ..evolution.members import Member, Objectives, jsonable, scalar, viable
 from ..evolution.noise import NoiseControl
 from ..evolution.state import State
 from ..spec import RunSpec
+from ..spec_log import thinning
 from .compaction import BLOCK_ROWS, compact
 from .dataset import piece_record
 from .rundir import RunDir
@@ -66,8 +68,8 @@ class Recorder:
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
         table to write, and waiting for the previous generation's files."""
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
-        table = self.schema.individuals(state.generation, scored,
-                                        islands=len(state.populations) > 1 or self.spec.islands is not None)
+        table = self._thinned(state, self.schema.individuals(
+            state.generation, scored, islands=len(state.populations) > 1 or self.spec.islands is not None))
         self.flush()
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
@@ -76,6 +78,17 @@ class Recorder:
         state = replace(state, elapsed=state.elapsed + seconds, rows=rows)
         self._commit(state, table)
         return state
+
+    def _thinned(self, state: State, table: pa.Table) -> pa.Table:
+        """The rows `[log] individuals` keeps: a generation in full, or the rows of the members
+        alive after it, in the hall of fame or an emigrant pool. A member alive after generation h
+        was alive after its last evaluation too, so every member resume needs keeps its row."""
+        every = thinning(self.spec.log.individuals)
+        if every is not None and state.generation % every == 0:
+            return table
+        keep = {m.id for m in state.population} | {m.id for m in state.hall_of_fame}
+        keep |= {m.id for pool in state.emigrants for m in pool}
+        return table.filter(pc.is_in(table.column("id"), value_set=pa.array(sorted(keep), pa.int64())))
 
     def _commit(self, state: State, table: pa.Table) -> None:
         checkpoint = self.checkpoint(state)
