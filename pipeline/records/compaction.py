@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from fitness.atomic import atomic_write_bytes
 
-from .dataset import RECORD_KEY, piece_record, piece_table
+from .dataset import RECORD_KEY, piece_record, piece_table, stream_batches
 from .layout import Piece, part_name, scan
 
 __all__ = ["BLOCK_ROWS", "compact", "population_table"]
@@ -48,10 +48,22 @@ def population_table(run_id: str | None, records: list[dict[str, Any]]) -> pa.Ta
     return pa.table(columns)
 
 
-def _groups(loaded: list[tuple[Piece, pa.Table, dict]]) -> list[list[tuple[Piece, pa.Table, dict]]]:
+Generation = tuple[int, pa.Table, dict]  # a generation's number, rows and record
+
+
+def _generations(piece: Piece) -> list[Generation]:
+    """Each generation a committed file holds, with its rows and record."""
+    if piece.path.suffix == ".arrows":
+        return [(int(json.loads(metadata[RECORD_KEY])["generation"]), pa.Table.from_batches([batch]).replace_schema_metadata(None),
+                 json.loads(metadata[RECORD_KEY]))
+                for batch, metadata in stream_batches(piece.path, piece.last - piece.first + 1)]
+    return [(piece.first, piece_table(piece), piece_record(piece))]
+
+
+def _groups(loaded: list[Generation]) -> list[list[Generation]]:
     """Runs of generations with one schema (a part holds one; an old run gains `viable` columns at
     its first failed evaluation) and the same island layout."""
-    groups: list[list[tuple[Piece, pa.Table, dict]]] = []
+    groups: list[list[Generation]] = []
     for item in loaded:
         previous = groups[-1][-1] if groups else None
         if previous is not None and previous[1].schema.equals(item[1].schema) \
@@ -76,11 +88,11 @@ def compact(rundir: Any, rows: list[dict[str, Any]], fault: Fault | None = None)
     pending = [p for p in rundir.pieces().pieces if not p.compacted]
     if not pending:
         return 0
-    loaded = [(p, piece_table(p), piece_record(p)) for p in pending]
+    loaded = [generation for piece in pending for generation in _generations(piece)]
     rundir.write_generations(rows[: pending[-1].last + 1])
     _step(fault, "generations")
     for group in _groups(loaded):
-        first, last = group[0][0].first, group[-1][0].last
+        first, last = group[0][0], group[-1][0]
         population = population_table(rundir.identity.get("run_id"), [record for _, _, record in group])
         atomic_write_bytes(rundir.population_dir / part_name(first, last), _part_bytes(population, rundir.file_metadata))
         _step(fault, "population")

@@ -1,9 +1,10 @@
 """Which file holds which generations: individuals/ and population/ as Parquet datasets.
 
-    recent/gen-GGGGGG.arrow                generation G as committed (Arrow IPC, a twentieth of a
-                                           small Parquet file's cost to write): the commit point;
-                                           its schema metadata carries G's record (the state after
-                                           it, its generations row)
+    recent/gen-GGGGGG.arrows               generations G, G+1, ... as committed: an Arrow IPC
+                                           stream, one batch appended per generation (a file per
+                                           generation costs 0.5-1 ms of CPU on these disks); a
+                                           whole batch is the commit point, its metadata carries
+                                           the generation's record (the state after it, its row)
     individuals/gen-GGGGGG.parquet         the same, in runs written before parts
     individuals/part-GGGGGG-HHHHHH.parquet generations G..H compacted: zstd, row groups in
                                            generation order; its footer carries H's record and
@@ -22,10 +23,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 __all__ = ["Piece", "Pieces", "is_generation_file", "part_name", "scan"]
 
-_NAME = re.compile(r"^(?:gen-(\d{6,})\.(?:parquet|arrow)|part-(\d{6,})-(\d{6,})\.parquet)$")
+_NAME = re.compile(r"^(?:gen-(\d{6,})\.(?:parquet|arrows)|part-(\d{6,})-(\d{6,})\.parquet)$")
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,18 @@ class Pieces:
             return []
         low, high = generations[0], generations[-1]
         return [p for p in self.pieces if p.last >= low and p.first <= high]
+
+    def resolved(self, count: Callable[[Piece], int]) -> "Pieces":
+        """With each stream's span: `count(piece)` whole generations from its first (none: left out)."""
+        pieces = []
+        for piece in self.pieces:
+            if piece.path.suffix == ".arrows":
+                whole = count(piece)
+                if not whole:
+                    continue
+                piece = Piece(piece.first, piece.first + whole - 1, piece.path)
+            pieces.append(piece)
+        return Pieces(pieces, self.leftovers)
 
     def by_generation(self) -> dict[int, Path]:
         return {g: p.path for p in self.pieces for g in range(p.first, p.last + 1)}

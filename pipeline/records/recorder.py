@@ -1,8 +1,8 @@
 """The recorder: everything a run writes, and resume reading it back.
 
 Each generation is committed by one background writer thread while the next
-one is being scored: one file in recent/ (the commit point, carrying the state
-and summary row in its metadata). Every `BLOCK_ROWS` rows, and at close, the
+one is being scored: one batch appended to recent/'s stream (the commit point,
+carrying the state and summary row in its metadata). Every `BLOCK_ROWS` rows, and at close, the
 writer compacts recent/ into Parquet parts (`compaction.py`); checkpoint.json and
 best.json follow every `DERIVED_SECONDS`, after a compaction and at close. The next
 commit first waits for this one, so at most one generation is in flight and a
@@ -12,6 +12,7 @@ a generation writes grows with the run's length.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -32,7 +33,7 @@ from ..evolution.state import State
 from ..spec import RunSpec
 from ..spec_log import thinning
 from .compaction import BLOCK_ROWS, compact
-from .dataset import piece_record
+from .dataset import committed, piece_record
 from .rundir import RunDir
 from .schema import Schema
 
@@ -111,6 +112,7 @@ class Recorder:
         self._pending = self._writer.submit(write)
 
     def _compact(self) -> None:
+        self.rundir.close_stream()
         compact(self.rundir, self._rows)
         self._recent_rows = 0
         self._write_derived()
@@ -122,6 +124,7 @@ class Recorder:
         checkpoint, best, rows = self._derived
         if isinstance(best, State):
             best = self.best(best)
+        self.rundir.sync_stream()  # the generations these name are on the disk first
         self.rundir.write_checkpoint(checkpoint, rows)
         self.rundir.write_best(best)
         self._derived, self._derived_at = None, time.monotonic()
@@ -158,6 +161,8 @@ class Recorder:
                     self._compact()
         finally:
             self._writer.shutdown(wait=True)
+            with contextlib.suppress(OSError):  # a full disk: what is appended stays readable
+                self.rundir.close_stream()
 
     def write_verdict(self, state: State, evaluator: Evaluator) -> None:
         """best.json's final form: where fitness was sampled, the hall of fame is scored again
@@ -201,7 +206,7 @@ class Recorder:
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
         pieces = self.rundir.pieces().pieces
-        self._recent_rows = sum(int(piece_record(p)["rows"]) for p in pieces if not p.compacted)
+        self._recent_rows = sum(rows for p in pieces if not p.compacted for _, rows in committed(p))
         self._rows_logged = self._recent_rows + sum(sum(piece_record(p)["rows"]) for p in pieces if p.compacted)
         chosen = Plan.of(self.spec).pool_point(generation) if pools else generation
         as_chosen = self._members(log, {i for pool in pools for i in pool}, chosen)  # their scores then

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 from fitness.atomic import atomic_write_bytes
 
 from .compaction import population_table
-from .dataset import RECORD_KEY, piece_record, piece_table, retrying
+from .dataset import RECORD_KEY, piece_record, piece_records, piece_table, retrying, stream_batches
 from .layout import Pieces, is_generation_file, scan
 from .lock import LOCK_NAME, RunLock
 from .reading import RunDirError, read_json, read_parquet
@@ -119,6 +119,7 @@ class RunDir:
         self.lock_file = self.path / LOCK_NAME
         self.identity: dict[str, Any] = {}  # run_id, seed, fingerprint: recorded in the checkpoint
         self.versions: dict[str, str] = {}  # package versions, in every Parquet file's metadata
+        self._stream: _Stream | None = None  # recent/'s stream the writer appends to
 
     @property
     def file_metadata(self) -> dict[bytes, bytes]:
@@ -211,7 +212,7 @@ class RunDir:
     # -- per generation -----------------------------------------------------
     def pieces(self) -> Pieces:
         """The files holding each generation's individuals (see `layout.py`)."""
-        return scan(self.individuals, self.recent)
+        return scan(self.individuals, self.recent).resolved(lambda piece: len(stream_batches(piece.path)))
 
     def generation_files(self) -> dict[int, Path]:
         """Generation number -> the file holding its individuals (a part holds many)."""
@@ -230,17 +231,31 @@ class RunDir:
         return sorted(found)
 
     def write_individuals(self, generation: int, table: pa.Table, record: dict[str, Any]) -> None:
-        """Commit generation g: its individuals, with `record` (state, summary row) in the metadata."""
+        """Commit generation g: its individuals appended to recent/'s stream as one batch, with
+        `record` (state, summary row) in the batch's metadata. A new stream starts at g when none
+        is open or g's columns differ from the stream's."""
         record = {"run_id": self.identity.get("run_id"), "generation": generation, "rows": table.num_rows,
                   **record}
-        metadata = {**(table.schema.metadata or {}), **self.file_metadata,
-                    RECORD_KEY: json.dumps(record, default=_jsonable).encode()}
-        sink = pa.BufferOutputStream()
-        with ipc.new_file(sink, table.schema.with_metadata(metadata)) as writer:
-            writer.write_table(table)
-        path = self.recent / f"gen-{generation:06d}.arrow"
-        with _naming(path):
-            atomic_write_bytes(path, sink.getvalue().to_pybytes())
+        schema = table.schema.remove_metadata()
+        if self._stream is not None and not self._stream.schema.equals(schema):
+            self.close_stream()
+        if self._stream is None:
+            self._stream = _Stream(self.recent / f"gen-{generation:06d}.arrows", schema, self.file_metadata)
+        batches = table.to_batches()  # one when each column is one array (Schema.individuals)
+        batch = batches[0] if len(batches) == 1 else pa.record_batch(
+            [column.combine_chunks() for column in table.columns], schema=schema)
+        self._stream.append(batch, {RECORD_KEY: json.dumps(record, default=_jsonable).encode()})
+
+    def sync_stream(self) -> None:
+        """recent/'s stream on the disk (fsync): a kill loses nothing appended, a power cut what
+        came after the last sync (a whole prefix of generations is kept either way)."""
+        if self._stream is not None:
+            self._stream.sync()
+
+    def close_stream(self) -> None:
+        if self._stream is not None:
+            self._stream, stream = None, self._stream
+            stream.close()
 
     def read_record(self, generation: int) -> dict[str, Any]:
         """The record of generation g (the state after it, its row): a committed file's, or a
@@ -273,9 +288,9 @@ class RunDir:
             rows = [row for row in rows if row["generation"] <= pieces.last] if "generation" in (
                 columns or ["generation"]) else rows[:pieces.last + 1]
             for piece in pieces.pieces:
-                if not piece.compacted and piece.first >= len(rows):
-                    summary = piece_record(piece)["summary"]
-                    rows.append(summary if columns is None else {c: summary.get(c) for c in columns})
+                if not piece.compacted and piece.last >= len(rows):
+                    summaries = [r["summary"] for r in piece_records(piece)[max(len(rows) - piece.first, 0):]]
+                    rows += summaries if columns is None else [{c: r.get(c) for c in columns} for r in summaries]
             return rows
         return retrying(self.pieces, read)
 
@@ -335,13 +350,42 @@ class RunDir:
                       if p.last >= generations.start and p.first < generations.stop]
             for piece in pieces.holding(generations):
                 if not piece.compacted:
-                    frames.append(population_table(self.identity.get("run_id"), [piece_record(piece)]).to_pandas())
+                    records = [r for r in piece_records(piece) if r["generation"] in generations]
+                    frames.append(population_table(self.identity.get("run_id"), records).to_pandas())
             return frames
         frames = [f for f in retrying(self.pieces, read) if not f.empty]
         if not frames:
             return pd.DataFrame()
         frame = pd.concat(frames, ignore_index=True)
         return frame[(frame["generation"] >= generations.start) & (frame["generation"] < generations.stop)]
+
+
+class _Stream:
+    """An Arrow IPC stream appended to, one batch per generation (`RunDir.write_individuals`)."""
+
+    def __init__(self, path: Path, schema: pa.Schema, metadata: dict[bytes, bytes]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.schema = schema
+        with _naming(path):
+            self.sink = pa.OSFile(os.fspath(path), "wb")
+            self.writer = ipc.new_stream(self.sink, schema.with_metadata(metadata))
+        self.path = path
+
+    def append(self, batch: pa.RecordBatch, metadata: dict[bytes, bytes]) -> None:
+        with _naming(self.path):
+            self.writer.write_batch(batch, custom_metadata=metadata)
+
+    def sync(self) -> None:
+        with _naming(self.path):
+            os.fsync(self.sink.fileno())
+
+    def close(self) -> None:
+        with _naming(self.path):
+            try:
+                self.writer.close()
+                self.sync()
+            finally:
+                self.sink.close()
 
 
 class _CheckedLock(RunLock):

@@ -23,7 +23,7 @@ import pyarrow as pa
 from ..evolution.state import CHECKPOINT_KEYS
 from ..spec import RunSpec
 from .compaction import remove_covered
-from .dataset import piece_record, piece_rows, piece_table
+from .dataset import committed, piece_record, piece_rows, piece_table
 from .layout import Piece, Pieces
 from .rundir import RunDir, RunDirError
 
@@ -81,18 +81,20 @@ def _verified_counts(piece: Piece, run_id: str) -> list[int]:
         other = sorted(str(o) for o in owners - {run_id})
         raise RunDirError(f"{piece.path}: belongs to run {', '.join(other)}, not {run_id} (run.json); "
                           "refusing to mix two runs")
-    rows = piece_rows(piece)
-    if piece.compacted:
-        counts = record.get("rows")
-        if (record.get("first"), record.get("last")) != (piece.first, piece.last) or not isinstance(counts, list) \
-                or len(counts) != piece.last - piece.first + 1 or sum(counts) != rows:
-            raise RunDirError(f"{piece.path}: its record does not describe the file (generations "
-                              f"{record.get('first')}-{record.get('last')}, {rows} rows)")
-    else:
-        counts = [record.get("rows")]
-        if record.get("generation") != piece.first or counts[0] != rows:
-            raise RunDirError(f"{piece.path}: its record names generation {record.get('generation')} with "
-                              f"{record.get('rows')} rows, the file is generation {piece.first} with {rows}")
+    if not piece.compacted:
+        counts = []
+        for i, (generation, rows) in enumerate(committed(piece)):
+            if generation.get("generation") != piece.first + i or generation.get("rows") != rows:
+                raise RunDirError(f"{piece.path}: its record names generation {generation.get('generation')} with "
+                                  f"{generation.get('rows')} rows, the file holds generation {piece.first + i} "
+                                  f"with {rows}")
+            counts.append(rows)
+        return counts
+    rows, counts = piece_rows(piece), record.get("rows")
+    if (record.get("first"), record.get("last")) != (piece.first, piece.last) or not isinstance(counts, list) \
+            or len(counts) != piece.last - piece.first + 1 or sum(counts) != rows:
+        raise RunDirError(f"{piece.path}: its record does not describe the file (generations "
+                          f"{record.get('first')}-{record.get('last')}, {rows} rows)")
     return counts
 
 

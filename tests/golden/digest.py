@@ -28,13 +28,13 @@ def _table_digest(tables: list[pa.Table]) -> str:
     return sha.hexdigest()[:16]
 
 
-_NAME = re.compile(r"^(?:gen-(\d+)\.(parquet|arrow)|part-(\d+)-(\d+)\.parquet)$")
+_NAME = re.compile(r"^(?:gen-(\d+)\.(parquet|arrows)|part-(\d+)-(\d+)\.parquet)$")
 
 
 def _files(*folders: Path) -> list[pa.Table]:
     """The tables of each generation in order, whichever file holds it: a compacted part
     (part-G-H.parquet, which wins over the per-generation files it covers), a committed
-    generation not yet compacted (recent/gen-G.arrow), or an old run's gen-G.parquet."""
+    generation not yet compacted (recent/gen-G.arrows, a stream from G on), or an old run's gen-G.parquet."""
     spans = {}
     for folder in folders:
         for path in (folder.iterdir() if folder.is_dir() else ()):
@@ -49,9 +49,9 @@ def _files(*folders: Path) -> list[pa.Table]:
 
 
 def _read(path: Path) -> pa.Table:
-    if path.suffix == ".arrow":
+    if path.suffix == ".arrows":
         with pa.memory_map(str(path)) as source:
-            return ipc.open_file(source).read_all()
+            return ipc.open_stream(source).read_all()
     return pq.read_table(path)
 
 

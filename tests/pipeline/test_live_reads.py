@@ -84,11 +84,12 @@ def committed(tmp_path_factory) -> Path:
         return pipeline.run(spec, out=str(spec.parent / "run"), generations=2).path
 
 
-def test_a_generation_is_read_only_once_its_file_is_renamed_in(committed, tmp_path):
-    """The moment generation 2's committed file is being written: only 0 and 1 are seen."""
+def test_a_generation_is_read_only_once_its_batch_is_whole(committed, tmp_path):
+    """The moment generation 2's batch is being appended (or a kill tore it): only 0 and 1 are seen."""
     live = tmp_path / "live"
     shutil.copytree(committed, live)
-    (live / "recent" / "gen-000002.arrow").rename(live / "recent" / ".gen-000002.arrow.x1y2.tmp")
+    stream = live / "recent" / "gen-000000.arrows"
+    stream.write_bytes(stream.read_bytes()[:-20])  # the end-of-stream marker and the last batch's tail
     rundir = RunDir(live)
     run = pipeline.open_run(live)
     assert rundir.published() == range(2)

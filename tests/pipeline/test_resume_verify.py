@@ -129,10 +129,10 @@ def test_edited_seed_in_run_json_is_refused_in_one_line(tmp_path, capsys, field)
 def test_a_generation_of_another_run_is_refused(tmp_path, capsys, uncompacted):
     run = run_spec(tmp_path, TEXT, "mine")
     other = run_spec(tmp_path, TEXT.replace("seed = 11", "seed = 12"), "other")
-    shutil.copy(other / "recent" / "gen-000002.arrow", run / "recent" / "gen-000002.arrow")
+    shutil.copy(other / "recent" / "gen-000000.arrows", run / "recent" / "gen-000000.arrows")
     code, err = resume(run, capsys)
     assert code == 2 and len(err) == 1
-    assert "gen-000002.arrow" in err[0] and "s12" in err[0] and "refusing to mix" in err[0]
+    assert "gen-000000.arrows" in err[0] and "s12" in err[0] and "refusing to mix" in err[0]
 
 
 def test_a_part_of_another_run_is_refused(tmp_path, capsys):
@@ -145,13 +145,14 @@ def test_a_part_of_another_run_is_refused(tmp_path, capsys):
     assert "part-000000-000003.parquet" in err[0] and "s12" in err[0] and "refusing to mix" in err[0]
 
 
-def test_a_gap_is_refused_and_nothing_is_deleted(tmp_path, capsys, uncompacted):
+def test_a_gap_is_refused_and_nothing_is_deleted(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(recorder, "BLOCK_ROWS", 1)  # a part per generation
     run = run_spec(tmp_path, TEXT, "gap")
-    (run / "recent" / "gen-000001.arrow").unlink()
+    (run / "individuals" / "part-000001-000001.parquet").unlink()
     code, err = resume(run, capsys)
     assert code == 2 and len(err) == 1 and "generation 1 is missing" in err[0]
-    assert sorted(p.name for p in (run / "recent").iterdir()) == [
-        "gen-000000.arrow", "gen-000002.arrow", "gen-000003.arrow"]
+    assert sorted(p.name for p in (run / "individuals").iterdir()) == [
+        "part-000000-000000.parquet", "part-000002-000002.parquet", "part-000003-000003.parquet"]
 
 
 def test_row_counts_that_disagree_with_the_checkpoint_are_refused(tmp_path, capsys):
@@ -166,16 +167,16 @@ def test_row_counts_that_disagree_with_the_checkpoint_are_refused(tmp_path, caps
 def test_stray_and_temp_files_are_ignored_by_name_or_cleaned(tmp_path, references, capsys, uncompacted):
     run = run_spec(tmp_path, TEXT.replace("generations = 3", "generations = 2"), "stray")
     recent = run / "recent"
-    shutil.copy(recent / "gen-000002.arrow", recent / "gen-000002.arrow.bak")
+    shutil.copy(recent / "gen-000000.arrows", recent / "gen-000000.arrows.bak")
     (recent / "notes.txt").write_text("mine")
-    (recent / ".gen-000003.arrow.x1y2.tmp").write_bytes(b"half")
+    (recent / ".gen-000003.arrows.x1y2.tmp").write_bytes(b"half")
     (run / ".checkpoint.json.a1b2.tmp").write_text("{")
     uncompacted.undo()
     code, err = resume(run, capsys, "--generations", "3")
     assert code == 0
-    assert any("ignored" in line and "gen-000002.arrow.bak" in line for line in err)
+    assert any("ignored" in line and "gen-000000.arrows.bak" in line for line in err)
     assert not list(run.rglob("*.tmp"))
-    assert (recent / "gen-000002.arrow.bak").exists() and (recent / "notes.txt").exists()
+    assert (recent / "gen-000000.arrows.bak").exists() and (recent / "notes.txt").exists()
     assert sorted(RunDir(run).generation_files()) == [0, 1, 2, 3]
     frame = RunDir(run).read_individuals()
     pd.testing.assert_frame_equal(
