@@ -17,6 +17,8 @@ and opening the run, reading nothing), `evo resume` to its first new
 generation, and the files in the run directory.
 
     .venv/bin/python benchmarks/bench_log_scale.py --rows 100000 --rounds 2
+    git worktree add /tmp/before <older commit>   # the figures before, same command:
+    .venv/bin/python benchmarks/bench_log_scale.py --rows 100000 --checkout /tmp/before
 """
 
 from __future__ import annotations
@@ -89,10 +91,14 @@ def _spec(size: int, generations: int) -> dict:
             "execution": {"code_dir": str(SLEEPY), "workers": 0}}
 
 
+CHECKOUT = ROOT  # --checkout: the code the children run (a reference worktree, for the figures before)
+
+
 def _child(code: str, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code, *args], check=True, env=env, cwd=ROOT,
-                          capture_output=True, text=True)
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=CHECKOUT, capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1][:200]}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -109,7 +115,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100, help="population = offspring")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="keep the logged run here")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="run this checkout's code (default: this one)")
     args = parser.parse_args()
+    global CHECKOUT
+    CHECKOUT = args.checkout.resolve()
     generations = args.rows // args.size - 1  # generation 0 is the population, then `size` a generation
     spec = json.dumps(_spec(args.size, generations))
     rows = args.size * (generations + 1)
@@ -133,10 +142,16 @@ def main() -> None:
         print(f"files in the closed run: {len(files)} ({size_mb:.1f} MB)")
         for name, expression in READERS.items():
             read = _child(READ, str(run_dir), expression)
+            if "error" in read:
+                print(f"{name:18s} failed: {read['error']}")
+                continue
             print(f"{name:18s} {read['seconds']:7.2f} s  peak {read['peak_mb']:7.0f} MB "
                   f"(baseline {read['baseline_mb']:.0f} MB)  {read['rows']:,} rows")
         start = time.perf_counter()
         resumed = _child(RESUME, str(run_dir), str(generations + 1))
+        if "error" in resumed:
+            print(f"evo resume failed: {resumed['error']}")
+            return
         print(f"evo resume to its first new generation: {resumed['seconds']:.2f} s "
               f"(process {time.perf_counter() - start:.2f} s)")
 

@@ -17,25 +17,23 @@ Readers open each file once (`reading.py`) and see only whole generations.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import platform
-import re
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from fitness.atomic import atomic_write_bytes
 
 from .compaction import population_table
 from .dataset import RECORD_KEY, piece_record, piece_records, piece_table, retrying, stream_batches
+from .files import TEMP_FILE, Stream, _naming, describe_os_error  # noqa: F401 (describe_os_error: re-exported)
 from .layout import Pieces, is_generation_file, scan
 from .lock import LOCK_NAME, RunLock
 from .reading import RunDirError, read_json, read_parquet
@@ -43,25 +41,6 @@ from .reading import RunDirError, read_json, read_parquet
 __all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error", "file_metadata",
            "package_versions", "read_json"]
 
-TEMP_FILE = re.compile(r"^\..+\.tmp$")  # fitness.atomic's temp files, left by a crash
-
-
-def describe_os_error(exc: OSError) -> str:
-    """`path: cause` for a file-system error (disk full, read-only, permissions)."""
-    cause = exc.strerror or str(exc)
-    return f"{exc.filename}: {cause}" if exc.filename else cause
-
-
-@contextlib.contextmanager
-def _naming(path: Path) -> Iterator[None]:
-    """Re-raise a file-system error with the file it was about (not a temp file's name)."""
-    try:
-        yield
-    except OSError as exc:
-        named = exc.filename is not None and not TEMP_FILE.match(Path(str(exc.filename)).name)
-        if exc.errno is None or named:
-            raise
-        raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 def _jsonable(value: Any) -> Any:
@@ -119,7 +98,7 @@ class RunDir:
         self.lock_file = self.path / LOCK_NAME
         self.identity: dict[str, Any] = {}  # run_id, seed, fingerprint: recorded in the checkpoint
         self.versions: dict[str, str] = {}  # package versions, in every Parquet file's metadata
-        self._stream: _Stream | None = None  # recent/'s stream the writer appends to
+        self._stream: Stream | None = None  # recent/'s stream the writer appends to
 
     @property
     def file_metadata(self) -> dict[bytes, bytes]:
@@ -240,7 +219,7 @@ class RunDir:
         if self._stream is not None and not self._stream.schema.equals(schema):
             self.close_stream()
         if self._stream is None:
-            self._stream = _Stream(self.recent / f"gen-{generation:06d}.arrows", schema, self.file_metadata)
+            self._stream = Stream(self.recent / f"gen-{generation:06d}.arrows", schema, self.file_metadata)
         batches = table.to_batches()  # one when each column is one array (Schema.individuals)
         batch = batches[0] if len(batches) == 1 else pa.record_batch(
             [column.combine_chunks() for column in table.columns], schema=schema)
@@ -358,34 +337,6 @@ class RunDir:
             return pd.DataFrame()
         frame = pd.concat(frames, ignore_index=True)
         return frame[(frame["generation"] >= generations.start) & (frame["generation"] < generations.stop)]
-
-
-class _Stream:
-    """An Arrow IPC stream appended to, one batch per generation (`RunDir.write_individuals`)."""
-
-    def __init__(self, path: Path, schema: pa.Schema, metadata: dict[bytes, bytes]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.schema = schema
-        with _naming(path):
-            self.sink = pa.OSFile(os.fspath(path), "wb")
-            self.writer = ipc.new_stream(self.sink, schema.with_metadata(metadata))
-        self.path = path
-
-    def append(self, batch: pa.RecordBatch, metadata: dict[bytes, bytes]) -> None:
-        with _naming(self.path):
-            self.writer.write_batch(batch, custom_metadata=metadata)
-
-    def sync(self) -> None:
-        with _naming(self.path):
-            os.fsync(self.sink.fileno())
-
-    def close(self) -> None:
-        with _naming(self.path):
-            try:
-                self.writer.close()
-                self.sync()
-            finally:
-                self.sink.close()
 
 
 class _CheckedLock(RunLock):
