@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -46,13 +45,7 @@ def stream_batches(path: Path, limit: int | None = None) -> list[tuple[pa.Record
     the writer appends one batch per generation, so the last may still be being written (or
     torn by a kill) and is left out. Memory-mapped: only what is read is touched."""
     batches: list[tuple[pa.RecordBatch, dict[bytes, bytes]]] = []
-    try:
-        source = pa.memory_map(os.fspath(path))
-    except OSError as exc:
-        if exc.errno is None:
-            raise
-        raise type(exc)(exc.errno, os.strerror(exc.errno), os.fspath(path)) from None
-    with source:
+    with opened(path, mapped=True) as source:
         try:
             reader = ipc.open_stream(source)
             while limit is None or len(batches) < limit:
@@ -60,7 +53,7 @@ def stream_batches(path: Path, limit: int | None = None) -> list[tuple[pa.Record
                 batches.append((batch, dict(metadata or {})))
         except StopIteration:
             pass
-        except (OSError, pa.ArrowInvalid):  # a batch being appended, or torn: not committed
+        except (OSError, pa.ArrowInvalid):  # a batch (or the stream's schema) being written, or torn
             pass
     return batches
 
