@@ -137,14 +137,14 @@ def test_chaos_random_sigkills_then_resume_equals_an_uninterrupted_run(tmp_path)
 
 def test_disk_full_is_one_line_status_failed_no_temp_files_then_resume_is_exact(tmp_path, capsys, monkeypatch):
     reference = run_spec(tmp_path, TEXT, "reference")
-    real = rundir_module._Stream.append
+    real = rundir_module.Stream.append
 
     def full_at_generation_2(stream, batch, metadata):
         if b'"generation": 2,' in metadata[b"evo"]:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(stream.path))
         return real(stream, batch, metadata)
 
-    monkeypatch.setattr(rundir_module._Stream, "append", full_at_generation_2)
+    monkeypatch.setattr(rundir_module.Stream, "append", full_at_generation_2)
     run = tmp_path / "full"
     assert main(["run", str(spec_file(tmp_path, TEXT)), "--out", str(run)]) == 1
     line = one_error_line(capsys)
@@ -152,7 +152,7 @@ def test_disk_full_is_one_line_status_failed_no_temp_files_then_resume_is_exact(
     meta = RunDir(run).read_run()
     assert meta["status"] == "failed" and "gen-000000.arrows: No space left on device" in meta["error"]
     assert not list(run.rglob("*.tmp"))
-    monkeypatch.setattr(rundir_module._Stream, "append", real)
+    monkeypatch.setattr(rundir_module.Stream, "append", real)
     assert main(["resume", str(run)]) == 0
     same_log(reference, run)
 
