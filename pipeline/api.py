@@ -24,7 +24,6 @@ from typing import Any, Callable, Iterator, Mapping
 import pandas as pd
 
 from .records import RunDir
-from .records.reading import read_parquet
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
 from .spec_notes import RunNote, resume_notes, run_notes
 
@@ -200,15 +199,22 @@ class Run:
         return f"Run({str(self.path)!r}, run_id={self.run_id!r}, status={self.status!r})"
 
     # -- the logs -----------------------------------------------------------
-    def individuals(self, columns: list[str] | None = None) -> pd.DataFrame:
+    def individuals(self, columns: list[str] | None = None, generations: range | int | None = None) -> pd.DataFrame:
         """Every evaluation: one row per individual scored in a generation (offspring, and
         survivors re-scored under sampled fitness; `born` says when each was made). `viable` is
         False where the evaluation failed (`error` says why); runs written before those columns
-        existed get them here (every row viable)."""
-        return self._scored(self._dir.published(), columns)
+        existed get them here (every row viable). `columns` and `generations` (a range or one
+        generation) read only those: the files and row groups that hold them, nothing else."""
+        published = self._dir.published()
+        if isinstance(generations, int):
+            generations = range(generations, generations + 1)
+        if generations is not None:
+            generations = range(max(generations.start, 0), min(generations.stop, published.stop))
+        return self._scored(published if generations is None else generations, columns)
 
-    def _scored(self, generations: range, columns: list[str] | None = None) -> pd.DataFrame:
-        frame = self._dir.read_individuals(generations, columns=columns)
+    def _scored(self, generations: range, columns: list[str] | None = None,
+                ids: list[int] | None = None) -> pd.DataFrame:
+        frame = self._dir.read_individuals(generations, columns=columns, ids=ids)
         for name, missing in (("viable", True), ("error", None)):
             if name not in frame and (columns is None or name in columns) and not frame.empty:
                 frame[name] = missing
@@ -220,44 +226,36 @@ class Run:
 
     def population(self, generation: int | None = None) -> pd.DataFrame:
         """The members alive after `generation` (default: the last), best first, each with
-        the objective values it had then (its latest evaluation up to that generation)."""
-        members = self.populations()
-        if members.empty:
-            return members
-        wanted = int(members["generation"].max()) if generation is None else generation
-        if wanted not in set(members["generation"]):
-            raise ValueError(f"{self.path}: no generation {wanted} in this run "
-                             f"(generations 0-{int(members['generation'].max())})")
-        return members[members["generation"] == wanted].sort_values("rank").reset_index(drop=True)
+        the objective values it had then (its latest evaluation up to that generation).
+        Reads that generation's membership and those members' rows, nothing else."""
+        published = self._dir.published()
+        if not published:
+            return pd.DataFrame()
+        wanted = published[-1] if generation is None else generation
+        if wanted not in published:
+            raise ValueError(f"{self.path}: no generation {wanted} in this run (generations 0-{published[-1]})")
+        return self._alive(range(wanted, wanted + 1))
 
     def populations(self) -> pd.DataFrame:
         """Every generation's population: `population(g)` for all g, in one frame
         (`groupby("generation")` gives what generations.parquet summarises; island runs
         have each member's `island`, so `groupby(["generation", "island"])` gives each island's)."""
-        published = self._dir.published()
-        ranks = self._membership(published)
-        scored = self._scored(published)
-        if ranks.empty or scored.empty:
+        return self._alive(self._dir.published())
+
+    def _alive(self, generations: range) -> pd.DataFrame:
+        """The members alive after each of `generations`, with their latest scores up to then."""
+        ranks = self._dir.read_memberships(generations) if generations else pd.DataFrame()
+        if ranks.empty:
+            return pd.DataFrame()
+        ranks = ranks[["generation", "id", "rank"]]
+        ids = None if len(generations) > 1 else ranks["id"].tolist()
+        scored = self._scored(range(generations.stop), ids=ids)
+        if scored.empty:
             return pd.DataFrame()
         scored = scored.drop(columns=["run_id"]).rename(columns={"generation": "evaluated"})
         merged = pd.merge_asof(ranks.sort_values("generation"), scored.sort_values("evaluated"),
                                left_on="generation", right_on="evaluated", by="id", direction="backward")
         return merged.sort_values(["generation", "rank"], kind="stable").reset_index(drop=True)
-
-    def _membership(self, published: range) -> pd.DataFrame:
-        """(generation, id, rank) of the `published` generations from population/, or from the
-        individuals files' records for runs written before population/ existed."""
-        frames = []
-        for generation in (g for g in self._dir.generation_files() if g in published):
-            try:
-                members = read_parquet(self._dir.population_file(generation), ["generation", "id", "rank"])
-                frames.append(members.to_pandas())
-            except FileNotFoundError:
-                state = self._dir.read_record(generation)["state"]
-                ids = list(state["population"])
-                frames.append(pd.DataFrame({"generation": generation, "id": ids,
-                                            "rank": state.get("population_rank") or list(range(len(ids)))}))
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def pareto_front(self, generation: int | None = None) -> pd.DataFrame:
         """A Pareto run's non-dominated set: the viable members of `population(generation)`

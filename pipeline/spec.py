@@ -219,7 +219,7 @@ class RunSpec(_Strict):
     islands: Islands | None = Field(None, description="the island model (absent: one population)")
     archive: Archive | None = Field(None, description="map-elites: the grid over behaviour descriptors")
     cma_es: CmaEs | None = Field(None, description="population.algorithm = cma-es: its settings (absent: defaults)")
-    log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard)")
+    log: Log = Field(default_factory=Log, description="experiment trackers (MLflow, TensorBoard); which individuals the log keeps")
     # How the run id names the data files (`spec_paths`; run.json's path_names), and notes on them.
     _path_names: dict[str, str] = PrivateAttr(default_factory=dict)
     _path_notes: tuple[str, ...] = PrivateAttr(default=())

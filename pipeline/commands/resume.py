@@ -62,7 +62,7 @@ def run(args) -> int:
     def resume(on_generation, on_start):
         return resume_run(rundir.path, on_generation, on_start, overrides, on_note=note)
 
-    last = max(rundir.generation_files(), default=0)
+    last = max(rundir.last_generation(), 0)
     finished = already_finished(meta, rundir.path, last, args.generations, args.target, args.stagnation)
     if finished:  # nothing will run: the files are checked, the run's length and stop rule kept
         overrides.update({"generations": None, "stop.target": None, "stop.stagnation": None})

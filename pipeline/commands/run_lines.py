@@ -85,19 +85,27 @@ def _where(workers: list[str], execution: Mapping[str, Any], logged: int | None 
     return f"{count}, {share:.0%} on Ray actors (the first {total - on_actors:,} in-process)"
 
 
-def _evaluated_by(file: Path) -> list[str]:
-    """The worker of each evaluation in one individuals file (`schema.was_evaluated`). Logs
-    from before islands have no `born` column, and no migrants."""
-    from ..records.reading import read_parquet, read_parquet_schema
+def _evaluated(rundir, generations: range, workers: bool = True) -> tuple[int, list[str]]:
+    """How many evaluations `generations` hold (`schema.was_evaluated`: placed migrants are
+    copies) and, with `workers`, the worker of each, reading those columns of those generations
+    only. Logs from before islands have no `born` column, and no migrants."""
+    from ..records.dataset import piece_table, retrying
     from ..records.schema import was_evaluated
 
-    names = [n for n in ("worker", "origin", "born", "generation") if n in read_parquet_schema(file).names]
-    table = read_parquet(file, names)
-    workers = table.column("worker").to_pylist()
-    if "born" not in names:
-        return workers
-    kept = was_evaluated(*(table.column(name).to_numpy() for name in ("origin", "born", "generation")))
-    return [worker for worker, evaluated in zip(workers, kept) if evaluated]
+    wanted = (["worker"] if workers else []) + ["origin", "born", "generation"]
+
+    def read(pieces) -> tuple[int, list[str]]:
+        count, names = 0, []
+        for piece in pieces.holding(generations):
+            table = piece_table(piece, wanted, generations)
+            if "born" in table.column_names:
+                kept = was_evaluated(*(table.column(name).to_numpy(zero_copy_only=False)
+                                       for name in ("origin", "born", "generation")))
+                table = table.filter(kept)
+            count += table.num_rows
+            names += table.column("worker").to_pylist() if workers else []
+        return count, names
+    return retrying(rundir.pieces, read)
 
 
 def done_line(path: str | Path, first: int) -> str:
@@ -107,16 +115,15 @@ def done_line(path: str | Path, first: int) -> str:
 
     rundir = RunDir(path)
     meta = rundir.read_run()
-    files = rundir.generation_files()
-    mine = [file for generation, file in files.items() if generation >= first]
+    last = rundir.last_generation()
     tail = f"pandas.read_parquet('{rundir.path}/individuals')  ·  evo report {rundir.path}"
-    if not mine:
+    if last < first:
         return f"done: {rundir.path}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
-    workers = [w for file in mine for w in _evaluated_by(file)]
-    earlier = sum(len(_evaluated_by(file)) for generation, file in files.items() if generation < first)
+    _, workers = _evaluated(rundir, range(first, last + 1))
+    earlier = _evaluated(rundir, range(first), workers=False)[0] if first > 0 else 0
     execution = meta["spec"].get("execution") or {}
     where = _where(workers, execution, len(workers) + earlier if first > 0 else None)
-    return f"done: {rundir.path}  ·  {_stop(meta, max(files))}  ·  {where}  ·  {tail}"
+    return f"done: {rundir.path}  ·  {_stop(meta, last)}  ·  {where}  ·  {tail}"
 
 
 def already_finished(meta: Mapping[str, Any], path: str | Path, last: int,

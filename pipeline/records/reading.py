@@ -30,12 +30,13 @@ class RunDirError(ValueError):
 
 
 @contextlib.contextmanager
-def opened(path: str | Path) -> Iterator[pa.NativeFile]:
+def opened(path: str | Path, mapped: bool = False) -> Iterator[pa.NativeFile]:
     """`path` opened once: every read through the handle sees the version that was there at the
-    open. A failed open raises Python's own OSError naming `path` (FileNotFoundError if none
-    is there). Reads are positional, so pyarrow's threads may share the handle."""
+    open (`mapped`: memory-mapped, the length it had then). A failed open raises Python's own
+    OSError naming `path` (FileNotFoundError if none is there). Reads are positional, so
+    pyarrow's threads may share the handle."""
     try:
-        handle = pa.OSFile(os.fspath(path))
+        handle = pa.memory_map(os.fspath(path)) if mapped else pa.OSFile(os.fspath(path))
     except OSError as exc:
         if exc.errno is None:
             raise

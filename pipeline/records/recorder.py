@@ -1,15 +1,18 @@
 """The recorder: everything a run writes, and resume reading it back.
 
 Each generation is committed by one background writer thread while the next
-one is being scored: its individuals file (the commit point, carrying the
-state and summary row in its metadata), then the files derived from it
-(population/, generations.parquet, checkpoint.json, best.json). The next
-commit first waits for this one, so at most one generation is in flight and
-a crash only ever loses that one, which resume regenerates identically.
+one is being scored: one batch appended to recent/'s stream (the commit point,
+carrying the state and summary row in its metadata). Every `BLOCK_ROWS` rows, and at close, the
+writer compacts recent/ into Parquet parts (`compaction.py`); checkpoint.json and
+best.json follow every `DERIVED_SECONDS`, after a compaction and at close. The next
+commit first waits for this one, so at most one generation is in flight and a
+crash only ever loses that one, which resume regenerates identically. Nothing
+a generation writes grows with the run's length.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -17,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from deap import tools
 
 from operators.selection import oldest_first_ranking
@@ -27,6 +31,9 @@ from ..evolution.members import Member, Objectives, jsonable, scalar, viable
 from ..evolution.noise import NoiseControl
 from ..evolution.state import State
 from ..spec import RunSpec
+from ..spec_log import thinning
+from .compaction import BLOCK_ROWS, compact
+from .dataset import committed, piece_record
 from .rundir import RunDir
 from .schema import Schema
 
@@ -35,6 +42,7 @@ __all__ = ["Recorder"]
 # Log columns that are not a task's objective columns (read back on resume).
 _LOG_COLUMNS = {"run_id", "generation", "id", "born", "parents", "origin", "genome", "selected", "fitness",
                 "eval_seconds", "worker", "island", "order", "viable", "error"}
+DERIVED_SECONDS = 10.0  # checkpoint.json and best.json at most this old while a run goes on
 
 
 class Recorder:
@@ -45,6 +53,12 @@ class Recorder:
         self.noise = noise
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
         self._pending: Future | None = None
+        self._rows: list[dict[str, Any]] = []  # generations.parquet's rows, 0..the last committed
+        self._recent_rows = 0  # rows committed to recent/ and not yet compacted
+        self._rows_logged = 0  # rows in the log
+        self._derived: tuple[dict[str, Any], dict[str, Any], int] | None = None  # not yet written
+        self._derived_at = -float("inf")  # when checkpoint.json and best.json were last written
+        self._broken = False  # a write failed
 
     @property
     def objectives(self) -> Objectives:
@@ -62,24 +76,64 @@ class Recorder:
         """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
+        table = self._thinned(state, table)
         self.flush()
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
-        state = replace(state, elapsed=state.elapsed + seconds, rows=state.rows + [row])
+        rows = state.rows
+        rows.append(row)  # in place: a copy per generation would grow with the run
+        state = replace(state, elapsed=state.elapsed + seconds, rows=rows)
         self._commit(state, table)
         return state
 
+    def _thinned(self, state: State, table: pa.Table) -> pa.Table:
+        """The rows `[log] individuals` keeps: a generation in full, or the rows of the members
+        alive after it, in the hall of fame or an emigrant pool. A member alive after generation h
+        was alive after its last evaluation too, so every member resume needs keeps its row."""
+        every = thinning(self.spec.log.individuals)
+        if every is not None and state.generation % every == 0:
+            return table
+        keep = {m.id for m in state.population} | {m.id for m in state.hall_of_fame}
+        keep |= {m.id for pool in state.emigrants for m in pool}
+        return table.filter(pc.is_in(table.column("id"), value_set=pa.array(sorted(keep), pa.int64())))
+
     def _commit(self, state: State, table: pa.Table) -> None:
         checkpoint = self.checkpoint(state)
-        best = self.best(state)
+        due = time.monotonic() - self._derived_at >= DERIVED_SECONDS
+        best = self.best(state) if due else None
         summary = state.rows[-1]
+        self._rows = state.rows
 
         def write() -> None:
             self.rundir.write_individuals(state.generation, table, {"state": checkpoint, "summary": summary})
-            self.rundir.write_derived(list(state.rows), checkpoint, best)
+            self._recent_rows += table.num_rows
+            self._rows_logged += table.num_rows
+            self._derived = (checkpoint, best if best is not None else state, self._rows_logged)
+            if self._recent_rows >= BLOCK_ROWS:
+                self._compact()
+            elif due:
+                self._write_derived()
 
         self.flush()
         self._pending = self._writer.submit(write)
+
+    def _compact(self) -> None:
+        self.rundir.close_stream()
+        compact(self.rundir, self._rows)
+        self._recent_rows = 0
+        self._write_derived()
+
+    def _write_derived(self) -> None:
+        """checkpoint.json and best.json of the last generation committed, if not yet written."""
+        if self._derived is None:
+            return
+        checkpoint, best, rows = self._derived
+        if isinstance(best, State):
+            best = self.best(best)
+        self.rundir.sync_stream()  # the generations these name are on the disk first
+        self.rundir.write_checkpoint(checkpoint, rows)
+        self.rundir.write_best(best)
+        self._derived, self._derived_at = None, time.monotonic()
 
     def checkpoint(self, state: State) -> dict[str, Any]:
         record = state.checkpoint(self.schema.ranks(state.population))
@@ -91,26 +145,40 @@ class Recorder:
         return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec(named=True))
 
     def rewrite_derived(self, state: State) -> None:
-        """On resume: generations.parquet, checkpoint.json and best.json from the restored state."""
-        self.rundir.write_derived(list(state.rows), self.checkpoint(state), self.best(state))
+        """On resume: checkpoint.json and best.json from the restored state."""
+        self._rows = state.rows
+        self._derived = (self.checkpoint(state), self.best(state), self._rows_logged)
+        self._write_derived()
 
     def flush(self) -> None:
         """Wait until every generation handed to the writer is on disk (re-raising its error)."""
         pending, self._pending = self._pending, None
         if pending is not None:
-            pending.result()
+            try:
+                pending.result()
+            except BaseException:
+                self._broken = True  # a write failed (a full disk): close writes nothing more
+                raise
 
     def close(self) -> None:
+        """Everything on disk: the last checkpoint.json and best.json, recent/ compacted."""
         try:
             self.flush()
+            if not self._broken:
+                self._write_derived()
+                if self._recent_rows or any(not p.compacted for p in self.rundir.pieces().pieces):
+                    self._compact()
         finally:
             self._writer.shutdown(wait=True)
+            with contextlib.suppress(OSError):  # a full disk: what is appended stays readable
+                self.rundir.close_stream()
 
     def write_verdict(self, state: State, evaluator: Evaluator) -> None:
         """best.json's final form: where fitness was sampled, the hall of fame is scored again
         (on the run's evaluator) on `hall_of_fame_games` fresh games per opponent, ranked by
         that, with 95% intervals; the figures selection saw stay beside them."""
         self.flush()
+        self._write_derived()  # the last generation's, before the verdict replaces best.json
         if not self.noise.active or not state.hall_of_fame:
             return
         members = state.hall_of_fame
@@ -139,14 +207,18 @@ class Recorder:
     def restore(self, checkpoint: dict[str, Any], rows: list[dict[str, Any]]) -> State:
         """The state a verified checkpoint names (see verify.py), members read back from the log."""
         generation = int(checkpoint["generation"])
-        log = self.rundir.read_individuals(range(0, generation + 1))
+        pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)
+        wanted = set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]) | {i for pool in pools for i in pool}
+        log = self.rundir.read_individuals(range(0, generation + 1), ids=wanted)  # only their rows
         # a run keeps the schema it started with: generation 0's, whatever later resumes wrote
         self.schema.viability = "viable" in self.rundir.read_individuals(range(1), columns=["viable"])
         self.schema.hypervolume = self.schema.hypervolume and (not rows or "hypervolume" in rows[0])
         self.schema.hypervolume_reference = checkpoint.get("hypervolume_reference")
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
-        pools = checkpoint.get("emigrants") or []  # islands.lag: chosen after Plan.pool_point(generation)
+        pieces = self.rundir.pieces().pieces
+        self._recent_rows = sum(rows for p in pieces if not p.compacted for _, rows in committed(p))
+        self._rows_logged = self._recent_rows + sum(sum(piece_record(p)["rows"]) for p in pieces if p.compacted)
         chosen = Plan.of(self.spec).pool_point(generation) if pools else generation
         as_chosen = self._members(log, {i for pool in pools for i in pool}, chosen)  # their scores then
         sizes = checkpoint.get("islands") or [len(population)]

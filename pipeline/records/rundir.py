@@ -1,31 +1,28 @@
 """The run directory: every file written atomically, generation g exactly once.
 
-Layout (see DESIGN.md): run.json, individuals/gen-XXXXXX.parquet,
-population/gen-XXXXXX.parquet, generations.parquet, checkpoint.json,
+Layout (see DESIGN.md and `layout.py`): run.json, recent/gen-GGGGGG.arrow (each
+generation as committed), individuals/part-*.parquet and population/part-*.parquet
+(generations compacted, `compaction.py`), generations.parquet, checkpoint.json,
 best.json, report/, run.lock.
 
-The individuals file of generation g is its commit point: its Parquet
-metadata carries the state after g (population and hall-of-fame ids,
-counters) and g's row of generations.parquet. Everything written after it
-(population/, generations.parquet, checkpoint.json, best.json) is derived, so a crash
-between two renames leaves a consistent prefix and resume rewrites the
-derived files from the last individuals file (see `verify.py`).
-Only exact `gen-NNNNNN.parquet` names are generations; other files are ignored.
+A generation's file in recent/ is its commit point: its metadata carries the state
+after g (population and hall-of-fame ids, ranks, counters) and g's row of
+generations.parquet, so it is published the moment it is renamed in, and a crash
+at any instant leaves a consistent prefix. generations.parquet holds the rows of
+compacted generations; checkpoint.json and best.json are written now and then and
+at close, and resume rebuilds them from the last record (see `verify.py`).
 
-Readers open each file once (`reading.py`) and see only published generations
-(`published`): a live run is read as whole files of whole generations.
+Readers open each file once (`reading.py`) and see only whole generations.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import platform
-import re
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,33 +31,16 @@ import pyarrow.parquet as pq
 
 from fitness.atomic import atomic_write_bytes
 
+from .compaction import population_table
+from .dataset import RECORD_KEY, piece_record, piece_records, piece_table, retrying, stream_batches
+from .files import TEMP_FILE, Stream, _naming, describe_os_error  # noqa: F401 (describe_os_error: re-exported)
+from .layout import Pieces, is_generation_file, scan
 from .lock import LOCK_NAME, RunLock
-from .reading import RunDirError, read_json, read_parquet, read_parquet_metadata, read_parquet_schema
+from .reading import RunDirError, read_json, read_parquet
 
 __all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error", "file_metadata",
            "package_versions", "read_json"]
 
-GENERATION_FILE = re.compile(r"^gen-(\d{6})\.parquet$")
-RECORD_KEY = b"evo"  # the generation's record in its individuals file's Parquet metadata
-TEMP_FILE = re.compile(r"^\..+\.tmp$")  # fitness.atomic's temp files, left by a crash
-
-
-def describe_os_error(exc: OSError) -> str:
-    """`path: cause` for a file-system error (disk full, read-only, permissions)."""
-    cause = exc.strerror or str(exc)
-    return f"{exc.filename}: {cause}" if exc.filename else cause
-
-
-@contextlib.contextmanager
-def _naming(path: Path) -> Iterator[None]:
-    """Re-raise a file-system error with the file it was about (not a temp file's name)."""
-    try:
-        yield
-    except OSError as exc:
-        named = exc.filename is not None and not TEMP_FILE.match(Path(str(exc.filename)).name)
-        if exc.errno is None or named:
-            raise
-        raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
 def _jsonable(value: Any) -> Any:
@@ -109,6 +89,7 @@ class RunDir:
         self.path = Path(path)
         self.individuals = self.path / "individuals"
         self.population_dir = self.path / "population"
+        self.recent = self.path / "recent"
         self.run_json = self.path / "run.json"
         self.generations_file = self.path / "generations.parquet"
         self.checkpoint_file = self.path / "checkpoint.json"
@@ -116,8 +97,8 @@ class RunDir:
         self.report_dir = self.path / "report"
         self.lock_file = self.path / LOCK_NAME
         self.identity: dict[str, Any] = {}  # run_id, seed, fingerprint: recorded in the checkpoint
-        self.row_counts: dict[int, int] = {}  # rows of each generation's individuals file
         self.versions: dict[str, str] = {}  # package versions, in every Parquet file's metadata
+        self._stream: Stream | None = None  # recent/'s stream the writer appends to
 
     @property
     def file_metadata(self) -> dict[bytes, bytes]:
@@ -130,7 +111,7 @@ class RunDir:
 
     def check_writable(self) -> None:
         """Fail now, in one line, if files cannot be created here (before Ray starts)."""
-        for folder in (self.path, self.individuals, self.population_dir):
+        for folder in (self.path, self.individuals, self.population_dir, self.recent):
             if folder.is_dir():
                 probe = folder / f".probe-{os.getpid()}.tmp"
                 with _naming(folder):
@@ -140,29 +121,28 @@ class RunDir:
     def remove_if_empty(self) -> None:
         """Remove the lock file and the directory when nothing else is in it."""
         self.lock_file.unlink(missing_ok=True)
-        for folder in (self.individuals, self.population_dir, self.path):
+        for folder in (self.individuals, self.population_dir, self.recent, self.path):
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
 
     def has_run(self) -> bool:
         """True if anything of a run is here (an empty individuals/ or a lock file is not)."""
-        return self.run_json.exists() or self.checkpoint_file.exists() or bool(self.generation_files())
+        return self.run_json.exists() or self.checkpoint_file.exists() or bool(self.pieces().pieces)
 
     def clear(self) -> None:
         """Remove a previous run's files (for `--force`, under the lock); leaves other files alone."""
         for file in (self.run_json, self.generations_file, self.checkpoint_file, self.best_file):
             file.unlink(missing_ok=True)
-        for folder in (self.individuals, self.population_dir, self.report_dir):
+        for folder in (self.individuals, self.population_dir, self.recent, self.report_dir):
             if folder.exists():
                 for file in folder.iterdir():
                     file.unlink()
         self.clean_temp_files()
-        self.row_counts = {}
 
     def clean_temp_files(self) -> list[Path]:
         """Delete temp files a crash left mid-write (only the writer, under the lock, calls this)."""
         removed = []
-        for folder in (self.path, self.individuals, self.population_dir):
+        for folder in (self.path, self.individuals, self.population_dir, self.recent):
             if folder.is_dir():
                 for file in folder.iterdir():
                     if TEMP_FILE.match(file.name) and file.is_file():
@@ -209,110 +189,100 @@ class RunDir:
         self.write_run(payload)
 
     # -- per generation -----------------------------------------------------
-    def generation_file(self, generation: int) -> Path:
-        return self.individuals / f"gen-{generation:06d}.parquet"
+    def pieces(self) -> Pieces:
+        """The files holding each generation's individuals (see `layout.py`)."""
+        return scan(self.individuals, self.recent).resolved(lambda piece: len(stream_batches(piece.path)))
 
     def generation_files(self) -> dict[int, Path]:
-        """Generation number -> individuals file, for exact `gen-NNNNNN.parquet` names only."""
-        if not self.individuals.is_dir():
-            return {}
-        found = {}
-        for file in self.individuals.iterdir():
-            match = GENERATION_FILE.match(file.name)
-            if match:
-                found[int(match.group(1))] = file
-        return dict(sorted(found.items()))
+        """Generation number -> the file holding its individuals (a part holds many)."""
+        return self.pieces().by_generation()
+
+    def last_generation(self) -> int:
+        """The last generation committed (-1: none)."""
+        return self.pieces().last
 
     def stray_files(self) -> list[Path]:
-        """Files in individuals/ that are neither generations nor temp files (ignored, left alone)."""
-        if not self.individuals.is_dir():
-            return []
-        return sorted(f for f in self.individuals.iterdir()
-                      if not GENERATION_FILE.match(f.name) and not TEMP_FILE.match(f.name))
+        """Files in individuals/ or recent/ that are neither generations nor temp files (left alone)."""
+        found = []
+        for folder in (self.individuals, self.recent):
+            if folder.is_dir():
+                found += [f for f in folder.iterdir() if not is_generation_file(f.name) and not TEMP_FILE.match(f.name)]
+        return sorted(found)
 
     def write_individuals(self, generation: int, table: pa.Table, record: dict[str, Any]) -> None:
-        """Commit generation g: its individuals, with `record` (state, summary row) in the metadata."""
+        """Commit generation g: its individuals appended to recent/'s stream as one batch, with
+        `record` (state, summary row) in the batch's metadata. A new stream starts at g when none
+        is open or g's columns differ from the stream's."""
         record = {"run_id": self.identity.get("run_id"), "generation": generation, "rows": table.num_rows,
                   **record}
-        metadata = dict(table.schema.metadata or {})
-        metadata[RECORD_KEY] = json.dumps(record, default=_jsonable).encode()
-        path = self.generation_file(generation)
-        with _naming(path):
-            atomic_write_bytes(path, _table_bytes(table.replace_schema_metadata(metadata), self.file_metadata))
-        self.row_counts[generation] = table.num_rows
+        schema = table.schema.remove_metadata()
+        if self._stream is not None and not self._stream.schema.equals(schema):
+            self.close_stream()
+        if self._stream is None:
+            self._stream = Stream(self.recent / f"gen-{generation:06d}.arrows", schema, self.file_metadata)
+        batches = table.to_batches()  # one when each column is one array (Schema.individuals)
+        batch = batches[0] if len(batches) == 1 else pa.record_batch(
+            [column.combine_chunks() for column in table.columns], schema=schema)
+        self._stream.append(batch, {RECORD_KEY: json.dumps(record, default=_jsonable).encode()})
 
-    def population_file(self, generation: int) -> Path:
-        return self.population_dir / f"gen-{generation:06d}.parquet"
+    def sync_stream(self) -> None:
+        """recent/'s stream on the disk (fsync): a kill loses nothing appended, a power cut what
+        came after the last sync (a whole prefix of generations is kept either way)."""
+        if self._stream is not None:
+            self._stream.sync()
 
-    def write_population(self, generation: int, ids: list[int], ranks: list[int] | None = None,
-                         islands: list[int] | None = None) -> None:
-        """Who is alive after generation g, and each one's rank (0 = best; see Schema.ranks);
-        with `islands` (each island's size, ids island by island), each one's island.
-
-        Derived: the individuals file's record names the same ids, so a file
-        lost to a crash is rewritten on resume."""
-        columns = {
-            "run_id": pa.array([self.identity.get("run_id")] * len(ids), pa.string()),
-            "generation": pa.array([generation] * len(ids), pa.int64()),
-            "id": pa.array(ids, pa.int64()),
-            "rank": pa.array(range(len(ids)) if ranks is None else ranks, pa.int64()),
-        }
-        if islands:
-            columns["island"] = pa.array([i for i, size in enumerate(islands) for _ in range(size)], pa.int64())
-        table = pa.table(columns)
-        path = self.population_file(generation)
-        with _naming(path):
-            atomic_write_bytes(path, _table_bytes(table, self.file_metadata))
+    def close_stream(self) -> None:
+        if self._stream is not None:
+            self._stream, stream = None, self._stream
+            stream.close()
 
     def read_record(self, generation: int) -> dict[str, Any]:
-        """The record a generation's individuals file carries (`RunDirError` if unreadable)."""
-        path = self.generation_file(generation)
-        try:
-            metadata = read_parquet_metadata(path).metadata or {}
-            record = json.loads(metadata[RECORD_KEY])
-        except KeyError:
-            raise RunDirError(f"{path}: no evo record in its metadata (written by an older evo, or not "
-                              "by evo); cannot verify it") from None
-        except (OSError, pa.ArrowException, ValueError) as exc:
-            raise RunDirError(f"{path}: not a readable individuals file ({str(exc).splitlines()[0]})") from None
-        if not isinstance(record, dict):
-            raise RunDirError(f"{path}: its evo record is not a JSON object")
-        return record
-
-    def read_run_ids(self, generation: int) -> set[str]:
-        path = self.generation_file(generation)
-        try:
-            column = read_parquet(path, columns=["run_id"]).column("run_id")
-        except (OSError, pa.ArrowException, KeyError) as exc:
-            raise RunDirError(f"{path}: not a readable individuals file ({str(exc).splitlines()[0]})") from None
-        return set(column.unique().to_pylist())
+        """The record of generation g (the state after it, its row): a committed file's, or a
+        part's last generation's (`RunDirError` for another generation of a part)."""
+        piece = next((p for p in self.pieces().pieces if p.covers(generation)), None)
+        if piece is None:
+            raise RunDirError(f"{self.path}: no generation {generation} in the log")
+        record = piece_record(piece)
+        if not piece.compacted:
+            return record
+        if piece.last != generation or not isinstance(record.get("record"), dict):
+            raise RunDirError(f"{piece.path}: holds generation {generation} compacted; its record is "
+                              "in generations.parquet and population/")
+        return record["record"]
 
     def write_generations(self, rows: list[dict[str, Any]]) -> None:
         with _naming(self.generations_file):
             atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows), self.file_metadata))
 
     def read_generations(self, columns: list[str] | None = None) -> list[dict[str, Any]]:
-        """generations.parquet's rows (only `columns` if given); none before generation 0 is published."""
-        try:
-            return read_parquet(self.generations_file, columns).to_pylist()
-        except FileNotFoundError:
-            return []
-        except (pa.ArrowException, OSError) as exc:
-            raise RunDirError(f"{self.generations_file}: unreadable ({str(exc).splitlines()[0]})") from None
+        """One row per published generation (only `columns` if given): generations.parquet's, then
+        the rows that generations committed since carry in their records."""
+        def read(pieces: Pieces) -> list[dict[str, Any]]:
+            try:
+                rows = read_parquet(self.generations_file, columns).to_pylist()
+            except FileNotFoundError:
+                rows = []
+            except (pa.ArrowException, OSError) as exc:
+                raise RunDirError(f"{self.generations_file}: unreadable ({str(exc).splitlines()[0]})") from None
+            rows = [row for row in rows if row["generation"] <= pieces.last] if "generation" in (
+                columns or ["generation"]) else rows[:pieces.last + 1]
+            for piece in pieces.pieces:
+                if not piece.compacted and piece.last >= len(rows):
+                    summaries = [r["summary"] for r in piece_records(piece)[max(len(rows) - piece.first, 0):]]
+                    rows += summaries if columns is None else [{c: r.get(c) for c in columns} for r in summaries]
+            return rows
+        return retrying(self.pieces, read)
 
     def published(self) -> range:
-        """The generations a reader may see: 0 to generations.parquet's last row. A generation's
-        individuals and population files are written before its row, so none of these is missing
-        or being written; checkpoint.json and best.json follow the row (see `write_derived`)."""
-        rows = self.read_generations(columns=["generation"])
-        return range(max((int(row["generation"]) for row in rows), default=-1) + 1)
+        """The generations a reader may see: 0 to the last committed one, all there (a file appears
+        whole, by a rename, with its record: the state after it and its row)."""
+        pieces = self.pieces()
+        gap = pieces.gap()
+        return range(pieces.last + 1 if gap is None else gap)
 
-    def write_checkpoint(self, state: dict[str, Any]) -> None:
-        """The state after the last generation, with what it depends on (identity, row counts)."""
-        last = int(state["generation"])
-        payload = {**self.identity, **state,
-                   "rows_per_generation": [self.row_counts.get(g) for g in range(last + 1)]}
-        atomic_write_json(self.checkpoint_file, payload)
+    def write_checkpoint(self, state: dict[str, Any], rows: int) -> None:
+        """The state after the last generation, with what it depends on (identity, rows logged)."""
+        atomic_write_json(self.checkpoint_file, {**self.identity, **state, "rows_logged": rows})
 
     def read_checkpoint(self) -> dict[str, Any] | None:
         if not self.checkpoint_file.exists():
@@ -320,8 +290,8 @@ class RunDir:
         return read_json(self.checkpoint_file)
 
     def write_best(self, payload: dict[str, Any]) -> None:
-        # Compact: written every generation, and indented JSON takes the slow pure-Python
-        # encoder (16 ms for ten 3,619-bit genomes, holding the GIL the evolution loop needs).
+        # Compact: indented JSON takes the slow pure-Python encoder (16 ms for ten 3,619-bit
+        # genomes, holding the GIL the evolution loop needs).
         atomic_write_bytes(self.best_file, (json.dumps(payload) + "\n").encode())
 
     def read_best(self) -> dict[str, Any]:
@@ -332,33 +302,41 @@ class RunDir:
             raise RunDirError(f"{self.best_file}: no hall of fame in it")
         return payload
 
-    def write_derived(self, rows: list[dict[str, Any]], state: dict[str, Any], best: dict[str, Any]) -> None:
-        """Everything derived from the individuals files, in order: population, table, checkpoint, best."""
-        self.write_population(int(state["generation"]), list(state["population"]), state.get("population_rank"),
-                              state.get("islands"))
-        self.write_generations(rows)
-        self.write_checkpoint(state)
-        self.write_best(best)
+    def read_individuals(self, generations: range | None = None, columns: list[str] | None = None,
+                         ids: Sequence[int] | None = None) -> pd.DataFrame:
+        """The individuals of `generations` (all: None) with an id in `ids` (None: any), only
+        `columns` if given (those a file has: files written before `viable` and `error` existed
+        lack them, and such a row is viable). Reads only the files and row groups that hold them."""
+        wanted = None if ids is None else sorted(set(ids))
 
-    def read_individuals(self, generations: range | None = None, columns: list[str] | None = None) -> pd.DataFrame:
-        """The individuals of `generations` (all: None), only `columns` if given (those a file has:
-        files written before `viable` and `error` existed lack them, and such a row is viable)."""
-        files = [f for g, f in self.generation_files().items() if generations is None or g in generations]
-        if not files:
+        def read(pieces: Pieces) -> list[pa.Table]:
+            return [piece_table(p, columns, generations, wanted) for p in pieces.holding(generations)]
+        tables = [t for t in retrying(self.pieces, read) if t.num_rows or t.num_columns]
+        if not tables:
             return pd.DataFrame()
-        frame = pd.concat([read_parquet(f, _present(f, columns)).to_pandas() for f in files], ignore_index=True)
+        frame = pd.concat([t.to_pandas() for t in tables], ignore_index=True)
         if "viable" in frame and frame["viable"].isna().any():  # an old run that failed after a resume
             frame["viable"] = frame["viable"].astype(object).where(frame["viable"].notna(), True).astype(bool)
         return frame
 
-
-def _present(path: Path, columns: list[str] | None) -> list[str] | None:
-    """Those of `columns` (all: None) that a generation's file has: files written before a
-    column existed lack it (a generation file is written once, so two opens see one version)."""
-    if columns is None:
-        return None
-    present = set(read_parquet_schema(path).names)
-    return [name for name in columns if name in present]
+    def read_memberships(self, generations: range) -> pd.DataFrame:
+        """(generation, id, rank[, island]) of `generations`: population/ parts for compacted
+        generations, the records of the others."""
+        def read(pieces: Pieces) -> list[pd.DataFrame]:
+            spans = {(p.first, p.last) for p in pieces.pieces if p.compacted}
+            parts = [p for p in scan(self.population_dir).pieces if p.compacted and (p.first, p.last) in spans]
+            frames = [piece_table(p, None, generations).to_pandas() for p in parts
+                      if p.last >= generations.start and p.first < generations.stop]
+            for piece in pieces.holding(generations):
+                if not piece.compacted:
+                    records = [r for r in piece_records(piece) if r["generation"] in generations]
+                    frames.append(population_table(self.identity.get("run_id"), records).to_pandas())
+            return frames
+        frames = [f for f in retrying(self.pieces, read) if not f.empty]
+        if not frames:
+            return pd.DataFrame()
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[(frame["generation"] >= generations.start) & (frame["generation"] < generations.stop)]
 
 
 class _CheckedLock(RunLock):

@@ -40,6 +40,18 @@ def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
     return (np.asarray(origin) != "migrant") | (np.asarray(born) < np.asarray(generation))
 
 
+def _plain(values: list[Any]) -> pa.Array:
+    """`pa.array(values)`, through numpy when all are one numeric type (the same array and type)."""
+    kinds = {type(v) for v in values}
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind in (int, float, bool) or (issubclass(kind, np.generic) and np.dtype(kind).kind in "biuf"):
+            array = np.array(values)
+            if array.dtype.kind in "biuf":
+                return pa.array(array)
+    return pa.array(values)
+
+
 class Schema:
     """`viability`: individuals files carry `viable` and `error` columns. A run started before
     they existed keeps its files' schema on resume (so its log stays what an uninterrupted old
@@ -75,9 +87,13 @@ class Schema:
         return row
 
     def individuals(self, generation: int, members: list[Member], islands: bool = False) -> pa.Table:
+        """A generation's individuals/ rows, column by column; numeric objective columns through
+        numpy (pa.array over NumPy scalars is the slow path). Runs in any process: it needs only
+        the members and this schema."""
+        n = len(members)
         columns: dict[str, Any] = {
-            "run_id": pa.array([self.run_id] * len(members), pa.string()),
-            "generation": pa.array([generation] * len(members), pa.int64()),
+            "run_id": pa.repeat(pa.scalar(self.run_id, pa.string()), n),
+            "generation": pa.array(np.full(n, generation, dtype=np.int64)),
             "id": pa.array([m.id for m in members], pa.int64()),
             "born": pa.array([m.born for m in members], pa.int64()),
             "parents": pa.array([m.parents for m in members], pa.list_(pa.int64())),
@@ -95,7 +111,7 @@ class Schema:
         failed = any(m.error is not None for m in members)
         names = dict.fromkeys(n for m in members for n in m.columns) if failed else members[0].columns
         for name in names:  # a member whose evaluate raised: nulls
-            columns[name] = pa.array([m.columns.get(name) for m in members])
+            columns[name] = _plain([m.columns.get(name) for m in members])
         if self.viability or failed:
             columns["viable"] = pa.array([m.error is None for m in members], pa.bool_())
             columns["error"] = pa.array([m.error for m in members], pa.string())

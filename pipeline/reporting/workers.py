@@ -26,7 +26,6 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.local import LOCAL_WORKER
-from ..records.reading import read_parquet_schema
 from ..records.rundir import RunDir
 from ..records.schema import was_evaluated
 
@@ -48,12 +47,10 @@ def worker_use_of(run_dir: str, generations: pd.DataFrame) -> WorkerUse | None:
     """`worker_use` of the run in `run_dir` (reading only the columns it needs that the log has,
     of the generations in `generations`)."""
     rundir = RunDir(run_dir)
-    files = list(rundir.generation_files().values())
-    if not files or generations.empty:
+    if rundir.last_generation() < 0 or generations.empty:
         return None
-    present = set(read_parquet_schema(files[0]).names)
     logged = range(int(generations["generation"].max()) + 1)
-    return worker_use(rundir.read_individuals(logged, [c for c in COLUMNS if c in present]), generations)
+    return worker_use(rundir.read_individuals(logged, list(COLUMNS)), generations)  # those the log has
 
 
 def worker_use(individuals: pd.DataFrame, generations: pd.DataFrame) -> WorkerUse | None:

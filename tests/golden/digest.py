@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 # Columns allowed to differ between two runs of the same spec and seed (DESIGN.md, "Log schema").
@@ -26,15 +28,38 @@ def _table_digest(tables: list[pa.Table]) -> str:
     return sha.hexdigest()[:16]
 
 
-def _files(folder: Path) -> list[pa.Table]:
-    return [pq.read_table(f) for f in sorted(folder.glob("gen-*.parquet"))]
+_NAME = re.compile(r"^(?:gen-(\d+)\.(parquet|arrows)|part-(\d+)-(\d+)\.parquet)$")
+
+
+def _files(*folders: Path) -> list[pa.Table]:
+    """The tables of each generation in order, whichever file holds it: a compacted part
+    (part-G-H.parquet, which wins over the per-generation files it covers), a committed
+    generation not yet compacted (recent/gen-G.arrows, a stream from G on), or an old run's gen-G.parquet."""
+    spans = {}
+    for folder in folders:
+        for path in (folder.iterdir() if folder.is_dir() else ()):
+            match = _NAME.match(path.name)
+            if match:
+                gen, _, first, last = match.groups()
+                spans[path] = (int(gen), int(gen)) if gen else (int(first), int(last))
+    parts = [span for path, span in spans.items() if path.name.startswith("part-")]
+    kept = sorted((span, path) for path, span in spans.items()
+                  if path.name.startswith("part-") or not any(a <= span[0] <= b for a, b in parts))
+    return [_read(path) for _, path in kept]
+
+
+def _read(path: Path) -> pa.Table:
+    if path.suffix == ".arrows":
+        with pa.memory_map(str(path)) as source:
+            return ipc.open_stream(source).read_all()
+    return pq.read_table(path)
 
 
 def run_digests(run_dir: str | Path) -> dict[str, str]:
     run_dir = Path(run_dir)
     best = json.loads((run_dir / "best.json").read_text())
     return {
-        "individuals": _table_digest(_files(run_dir / "individuals")),
+        "individuals": _table_digest(_files(run_dir / "individuals", run_dir / "recent")),
         "population": _table_digest(_files(run_dir / "population")),
         "generations": _table_digest([pq.read_table(run_dir / "generations.parquet")]),
         "best": hashlib.sha256(json.dumps(best, sort_keys=True).encode()).hexdigest()[:16],

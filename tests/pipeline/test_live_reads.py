@@ -19,7 +19,7 @@ import pytest
 import pipeline
 from fitness.atomic import atomic_write_bytes
 from pipeline.cli import main
-from pipeline.records import RunDir
+from pipeline.records import RunDir, recorder
 from pipeline.records.reading import opened, read_json, read_parquet
 from pipeline.reporting import load_run
 
@@ -74,19 +74,46 @@ def finished(tmp_path_factory) -> Path:
     return pipeline.run(spec, out=str(spec.parent / "run"), generations=2).path
 
 
-def test_a_generation_is_read_only_once_its_row_is_written(finished, tmp_path):
-    """The moment after generation 2's individuals and population files, before its row."""
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory) -> Path:
+    """A run whose generations are still in recent/, each as committed (not yet compacted)."""
+    spec = tmp_path_factory.mktemp("spec") / "spec.toml"
+    spec.write_text(SETCOVER_SPEC)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(recorder, "compact", lambda rundir, rows, fault=None: 0)
+        return pipeline.run(spec, out=str(spec.parent / "run"), generations=2).path
+
+
+def test_a_generation_is_read_only_once_its_batch_is_whole(committed, tmp_path):
+    """The moment generation 2's batch is being appended (or a kill tore it): only 0 and 1 are seen."""
     live = tmp_path / "live"
-    shutil.copytree(finished, live)
+    shutil.copytree(committed, live)
+    stream = live / "recent" / "gen-000000.arrows"
+    stream.write_bytes(stream.read_bytes()[:-20])  # the end-of-stream marker and the last batch's tail
     rundir = RunDir(live)
-    rundir.write_generations(rundir.read_generations()[:2])
     run = pipeline.open_run(live)
     assert rundir.published() == range(2)
+    assert run.generations()["generation"].tolist() == [0, 1]
     assert run.population()["generation"].unique().tolist() == [1]
     assert sorted(run.populations()["generation"].unique()) == [0, 1]
     assert sorted(run.individuals()["generation"].unique()) == [0, 1]
     with pytest.raises(ValueError, match="no generation 2 in this run"):
         run.population(2)
+
+
+def test_a_compacted_run_reads_as_the_committed_one(committed, finished):
+    """Parts hold what recent/ held: the same rows, in the same order, through every reader."""
+    before, after = pipeline.open_run(committed), pipeline.open_run(finished)
+    variable = ["eval_seconds", "worker"]
+    pd.testing.assert_frame_equal(before.individuals().drop(columns=variable),
+                                  after.individuals().drop(columns=variable))
+    pd.testing.assert_frame_equal(before.populations().drop(columns=variable),
+                                  after.populations().drop(columns=variable))
+    timing = ["wall_seconds", "elapsed_seconds"]
+    pd.testing.assert_frame_equal(before.generations().drop(columns=timing),
+                                  after.generations().drop(columns=timing))
+    assert sorted(p.name for p in (finished / "individuals").iterdir()) == ["part-000000-000002.parquet"]
+    assert not (finished / "recent").exists() or not list((finished / "recent").iterdir())
 
 
 def test_a_report_is_of_the_generation_best_json_names(finished, tmp_path):

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.records import RunDir
+from pipeline.records import RunDir, recorder
 
 from .test_runs import NIM_SPEC, comparable, generations_log, run_spec
 
@@ -27,6 +27,14 @@ def references(tmp_path_factory) -> dict[int, Path]:
     root = tmp_path_factory.mktemp("references")
     return {3: run_spec(root, TEXT, "ref3"),
             5: run_spec(root, TEXT.replace("generations = 3", "generations = 5"), "ref5")}
+
+
+@pytest.fixture
+def uncompacted(monkeypatch):
+    """Runs that leave every generation in recent/ as committed, as a run killed before it
+    compacted them does (a closed run's are in one part)."""
+    monkeypatch.setattr(recorder, "compact", lambda rundir, rows, fault=None: 0)
+    return monkeypatch  # .undo(): compaction back, for the resume
 
 
 def same_log(reference: Path, run: Path) -> None:
@@ -75,22 +83,26 @@ def test_a_missing_or_damaged_checkpoint_is_rebuilt_from_the_log(tmp_path, refer
         checkpoint.write_text("{}")
     elif damage == "garbage":
         checkpoint.write_text("{not json")
-    else:
-        edit_json(checkpoint, generation=0)
+    else:  # written now and then: behind the log is no damage, and no repair is said
+        shorter = run_spec(tmp_path, TEXT.replace("generations = 3", "generations = 1"), "shorter")
+        shutil.copy(shorter / "checkpoint.json", checkpoint)
+        edit_json(checkpoint, run_id=RunDir(run).read_run()["run_id"])
     code, err = resume(run, capsys)
     assert code == 0
-    assert err and all("checkpoint.json" in line for line in err)  # the repair is said, not silent
+    if damage != "behind":
+        assert err and all("checkpoint.json" in line for line in err)  # the repair is said, not silent
     same_log(references[3], run)  # no completed generation deleted
 
 
-def test_stale_best_json_and_generations_table_are_rewritten(tmp_path, references, capsys):
-    # Killed after generation 3's individuals file, before the derived files caught up.
+def test_stale_best_json_and_generations_table_are_rewritten(tmp_path, references, capsys, uncompacted):
+    # Killed after generation 3's committed file, before the derived files caught up.
     run = run_spec(tmp_path, TEXT, "stale")
     shorter = run_spec(tmp_path, TEXT.replace("generations = 3", "generations = 2"), "shorter")
-    for name in ("best.json", "checkpoint.json", "generations.parquet"):
+    for name in ("best.json", "checkpoint.json"):  # generations.parquet: only once compacted
         shutil.copy(shorter / name, run / name)
     edit_json(run / "checkpoint.json", run_id=RunDir(run).read_run()["run_id"])
     as_if_killed(run)
+    uncompacted.undo()
     code, _ = resume(run, capsys)
     assert code == 0
     same_log(references[3], run)
@@ -114,45 +126,57 @@ def test_edited_seed_in_run_json_is_refused_in_one_line(tmp_path, capsys, field)
     assert sorted(p.name for p in (run / "individuals").iterdir()) == before
 
 
-def test_a_generation_of_another_run_is_refused(tmp_path, capsys):
+def test_a_generation_of_another_run_is_refused(tmp_path, capsys, uncompacted):
     run = run_spec(tmp_path, TEXT, "mine")
     other = run_spec(tmp_path, TEXT.replace("seed = 11", "seed = 12"), "other")
-    shutil.copy(other / "individuals" / "gen-000002.parquet", run / "individuals" / "gen-000002.parquet")
+    shutil.copy(other / "recent" / "gen-000000.arrows", run / "recent" / "gen-000000.arrows")
     code, err = resume(run, capsys)
     assert code == 2 and len(err) == 1
-    assert "gen-000002.parquet" in err[0] and "s12" in err[0] and "refusing to mix" in err[0]
+    assert "gen-000000.arrows" in err[0] and "s12" in err[0] and "refusing to mix" in err[0]
 
 
-def test_a_gap_is_refused_and_nothing_is_deleted(tmp_path, capsys):
+def test_a_part_of_another_run_is_refused(tmp_path, capsys):
+    run = run_spec(tmp_path, TEXT, "mine")
+    other = run_spec(tmp_path, TEXT.replace("seed = 11", "seed = 12"), "other")
+    shutil.copy(other / "individuals" / "part-000000-000003.parquet", run / "individuals" / "part-000000-000003.parquet")
+    as_if_killed(run)
+    code, err = resume(run, capsys)
+    assert code == 2 and len(err) == 1
+    assert "part-000000-000003.parquet" in err[0] and "s12" in err[0] and "refusing to mix" in err[0]
+
+
+def test_a_gap_is_refused_and_nothing_is_deleted(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(recorder, "BLOCK_ROWS", 1)  # a part per generation
     run = run_spec(tmp_path, TEXT, "gap")
-    (run / "individuals" / "gen-000001.parquet").unlink()
+    (run / "individuals" / "part-000001-000001.parquet").unlink()
     code, err = resume(run, capsys)
     assert code == 2 and len(err) == 1 and "generation 1 is missing" in err[0]
     assert sorted(p.name for p in (run / "individuals").iterdir()) == [
-        "gen-000000.parquet", "gen-000002.parquet", "gen-000003.parquet"]
+        "part-000000-000000.parquet", "part-000002-000002.parquet", "part-000003-000003.parquet"]
 
 
 def test_row_counts_that_disagree_with_the_checkpoint_are_refused(tmp_path, capsys):
     run = run_spec(tmp_path, TEXT, "rows")
-    counts = json.loads((run / "checkpoint.json").read_text())["rows_per_generation"]
-    edit_json(run / "checkpoint.json", rows_per_generation=counts[:2] + [counts[2] - 1] + counts[3:])
+    logged = json.loads((run / "checkpoint.json").read_text())["rows_logged"]
+    edit_json(run / "checkpoint.json", rows_logged=logged - 1)
     code, err = resume(run, capsys)
     assert code == 2 and len(err) == 1
-    assert "checkpoint.json" in err[0] and f"{counts[2] - 1} rows for generation 2" in err[0]
+    assert "checkpoint.json" in err[0] and f"records {logged - 1} rows up to generation 3" in err[0]
 
 
-def test_stray_and_temp_files_are_ignored_by_name_or_cleaned(tmp_path, references, capsys):
+def test_stray_and_temp_files_are_ignored_by_name_or_cleaned(tmp_path, references, capsys, uncompacted):
     run = run_spec(tmp_path, TEXT.replace("generations = 3", "generations = 2"), "stray")
-    individuals = run / "individuals"
-    shutil.copy(individuals / "gen-000002.parquet", individuals / "gen-000002.parquet.bak")
-    (individuals / "notes.txt").write_text("mine")
-    (individuals / ".gen-000003.parquet.x1y2.tmp").write_bytes(b"half")
+    recent = run / "recent"
+    shutil.copy(recent / "gen-000000.arrows", recent / "gen-000000.arrows.bak")
+    (recent / "notes.txt").write_text("mine")
+    (recent / ".gen-000003.arrows.x1y2.tmp").write_bytes(b"half")
     (run / ".checkpoint.json.a1b2.tmp").write_text("{")
+    uncompacted.undo()
     code, err = resume(run, capsys, "--generations", "3")
     assert code == 0
-    assert any("ignored" in line and "gen-000002.parquet.bak" in line for line in err)
+    assert any("ignored" in line and "gen-000000.arrows.bak" in line for line in err)
     assert not list(run.rglob("*.tmp"))
-    assert (individuals / "gen-000002.parquet.bak").exists() and (individuals / "notes.txt").exists()
+    assert (recent / "gen-000000.arrows.bak").exists() and (recent / "notes.txt").exists()
     assert sorted(RunDir(run).generation_files()) == [0, 1, 2, 3]
     frame = RunDir(run).read_individuals()
     pd.testing.assert_frame_equal(
@@ -162,7 +186,7 @@ def test_stray_and_temp_files_are_ignored_by_name_or_cleaned(tmp_path, reference
 
 def test_an_unfinished_first_generation_starts_over(tmp_path, references, capsys):
     run = run_spec(tmp_path, TEXT, "fresh")
-    for file in (run / "individuals").iterdir():
+    for file in [*(run / "individuals").iterdir(), *(run / "population").iterdir()]:
         file.unlink()
     for name in ("checkpoint.json", "best.json", "generations.parquet"):
         (run / name).unlink()

@@ -50,10 +50,8 @@ def wait_for(ready, timeout: float = 60.0) -> None:
 
 
 def checkpoint_generation(run: Path) -> int:
-    try:
-        return int(json.loads((run / "checkpoint.json").read_text())["generation"])
-    except (OSError, ValueError, KeyError):
-        return -1
+    """The last generation committed (checkpoint.json is written only now and then)."""
+    return RunDir(run).last_generation()
 
 
 # -- one writer ---------------------------------------------------------------
@@ -139,22 +137,22 @@ def test_chaos_random_sigkills_then_resume_equals_an_uninterrupted_run(tmp_path)
 
 def test_disk_full_is_one_line_status_failed_no_temp_files_then_resume_is_exact(tmp_path, capsys, monkeypatch):
     reference = run_spec(tmp_path, TEXT, "reference")
-    real = rundir_module.atomic_write_bytes
+    real = rundir_module.Stream.append
 
-    def full_at_generation_2(path, data):
-        if Path(path).name == "gen-000002.parquet":
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(path, data)
+    def full_at_generation_2(stream, batch, metadata):
+        if b'"generation": 2,' in metadata[b"evo"]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(stream.path))
+        return real(stream, batch, metadata)
 
-    monkeypatch.setattr(rundir_module, "atomic_write_bytes", full_at_generation_2)
+    monkeypatch.setattr(rundir_module.Stream, "append", full_at_generation_2)
     run = tmp_path / "full"
     assert main(["run", str(spec_file(tmp_path, TEXT)), "--out", str(run)]) == 1
     line = one_error_line(capsys)
-    assert "gen-000002.parquet: No space left on device" in line
+    assert "gen-000000.arrows: No space left on device" in line
     meta = RunDir(run).read_run()
-    assert meta["status"] == "failed" and "gen-000002.parquet: No space left on device" in meta["error"]
+    assert meta["status"] == "failed" and "gen-000000.arrows: No space left on device" in meta["error"]
     assert not list(run.rglob("*.tmp"))
-    monkeypatch.setattr(rundir_module, "atomic_write_bytes", real)
+    monkeypatch.setattr(rundir_module.Stream, "append", real)
     assert main(["resume", str(run)]) == 0
     same_log(reference, run)
 

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -120,7 +119,7 @@ def test_a_sigkilled_run_resumes_to_the_uninterrupted_log(tmp_path):
             "on_generation=lambda row: row['generation'] == 5 and os.kill(os.getpid(), signal.SIGKILL))")
     killed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240)
     assert killed.returncode == -signal.SIGKILL
-    assert pd.read_parquet(out / "individuals")["generation"].max() in (4, 5)  # 5 may not be on disk yet
+    assert pipeline.open_run(out).individuals()["generation"].max() in (4, 5)  # 5 may not be on disk yet
     pipeline.resume(out)
     assert run_digests(out) == run_digests(whole.path)
 

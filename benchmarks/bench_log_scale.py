@@ -1,0 +1,160 @@
+"""What the log costs at scale (issue 42): write cost per row, growth, reads, resume, files.
+
+A zero-cost fitness (`benchmarks/sleepy` at 0 ms, 64-bit genomes), in-process
+(`workers = 0`), population = offspring = `--size`, run to `--rows` logged
+individuals, once with the log and once with it switched off (the recorder
+builds no table and writes nothing; the generation's row is still made),
+alternating for `--rounds` rounds. Each run is a fresh process; its CPU time
+(user + system, all threads: the writer thread counts) over the rows is the
+cost per row, which other jobs on a shared machine inflate less than wall time.
+
+Then, on the logged run: late/early generation time (wall seconds of the last
+1,000 generations (a tenth if fewer) over generations 100-1,099 (the same
+share)), each reader (`generations()`, `population()`, `best()`,
+`individuals(columns=["id"])`) in a fresh process (wall seconds and peak RSS
+from `resource.getrusage`; `baseline` is the same process importing pipeline
+and opening the run, reading nothing), `evo resume` to its first new
+generation, and the files in the run directory.
+
+    .venv/bin/python benchmarks/bench_log_scale.py --rows 100000 --rounds 2
+    git worktree add /tmp/before <older commit>   # the figures before, same command:
+    .venv/bin/python benchmarks/bench_log_scale.py --rows 100000 --checkout /tmp/before
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SLEEPY = ROOT / "benchmarks" / "sleepy"
+
+# The child that runs a spec, with or without the log, and prints its CPU seconds and
+# each generation's wall seconds (from the on_generation callback's clock).
+RUN = """
+import json, resource, sys, time
+import pipeline
+from pipeline.records import recorder, schema
+if sys.argv[3] == "off":  # the log switched off: no table built, nothing written
+    schema.Schema.individuals = lambda self, *args, **kwargs: None
+    recorder.Recorder._commit = lambda self, state, table: None
+stamps = [time.perf_counter()]
+pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True,
+             on_generation=lambda row: stamps.append(time.perf_counter()))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime,
+                  "generations": [b - a for a, b in zip(stamps, stamps[1:])]}))
+"""
+
+# The child that times one reader in a fresh process: seconds and peak RSS.
+READ = """
+import json, resource, sys, time
+import pipeline
+run = pipeline.open_run(sys.argv[1])
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+frame = eval(sys.argv[2])
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "rows": len(frame), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "baseline_mb": base / 1024}))
+"""
+
+# The child that resumes a run for one more generation: seconds to its first new one.
+RESUME = """
+import json, sys, time
+start = time.perf_counter()
+import pipeline
+first = []
+def on_generation(row):
+    first.append(time.perf_counter() - start)
+    return True
+pipeline.resume(sys.argv[1], generations=int(sys.argv[2]), on_generation=on_generation)
+print(json.dumps({"seconds": first[0]}))
+"""
+
+READERS = {"generations()": "run.generations()", "population()": "run.population()", "best()": "run.best()",
+           "population(g/2)": "run.population(int(run.generations()['generation'].max()) // 2)",
+           "individuals(id)": "run.individuals(columns=['id'])"}
+
+
+def _spec(size: int, generations: int) -> dict:
+    return {"name": "log-scale", "problem": "sleepy:Sleepy", "seed": 1, "generations": generations,
+            "problem_options": {"ms": 0.0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
+            "population": {"size": size, "offspring": size, "tournament": 2},
+            "execution": {"code_dir": str(SLEEPY), "workers": 0}}
+
+
+CHECKOUT = ROOT  # --checkout: the code the children run (a reference worktree, for the figures before)
+
+
+def _child(code: str, *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=CHECKOUT, capture_output=True, text=True)
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or ["?"])[-1][:200]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _late_over_early(seconds: list[float]) -> float:
+    """Mean of the last `span` generations over generations 100.. (the same span)."""
+    span = min(1000, len(seconds) // 10)
+    early = seconds[100:100 + span] if len(seconds) > 100 + 2 * span else seconds[span:2 * span]
+    return statistics.mean(seconds[-span:]) / statistics.mean(early)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="logged individuals (10^5 on a busy machine)")
+    parser.add_argument("--size", type=int, default=100, help="population = offspring")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="keep the logged run here")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="run this checkout's code (default: this one)")
+    args = parser.parse_args()
+    global CHECKOUT
+    CHECKOUT = args.checkout.resolve()
+    generations = args.rows // args.size - 1  # generation 0 is the population, then `size` a generation
+    spec = json.dumps(_spec(args.size, generations))
+    rows = args.size * (generations + 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = args.out or Path(tmp) / "on"
+        cpu: dict[str, list[float]] = {"on": [], "off": []}
+        late: list[float] = []
+        for round_ in range(args.rounds):
+            for mode in (("on", "off") if round_ % 2 == 0 else ("off", "on")):
+                out = run_dir if mode == "on" else Path(tmp) / "off"
+                result = _child(RUN, spec, str(out), mode)
+                cpu[mode].append(result["cpu"])
+                if mode == "on":
+                    late.append(_late_over_early(result["generations"]))
+        on, off = statistics.median(cpu["on"]), statistics.median(cpu["off"])
+        print(f"{rows:,} rows ({generations + 1:,} generations of {args.size}), {args.rounds} round(s)")
+        print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
+              f"({on / off:.2f}x); late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
+        files = [f for f in run_dir.rglob("*") if f.is_file()]
+        size_mb = sum(f.stat().st_size for f in files) / 2**20
+        print(f"files in the closed run: {len(files)} ({size_mb:.1f} MB)")
+        for name, expression in READERS.items():
+            read = _child(READ, str(run_dir), expression)
+            if "error" in read:
+                print(f"{name:18s} failed: {read['error']}")
+                continue
+            print(f"{name:18s} {read['seconds']:7.2f} s  peak {read['peak_mb']:7.0f} MB "
+                  f"(baseline {read['baseline_mb']:.0f} MB)  {read['rows']:,} rows")
+        start = time.perf_counter()
+        resumed = _child(RESUME, str(run_dir), str(generations + 1))
+        if "error" in resumed:
+            print(f"evo resume failed: {resumed['error']}")
+            return
+        print(f"evo resume to its first new generation: {resumed['seconds']:.2f} s "
+              f"(process {time.perf_counter() - start:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Compaction (records/compaction.py): recent/ merged into Parquet parts as the run goes and
+at close, killed at each of its steps, never loses or duplicates a generation; readers of the
+killed run see each generation once, and resume finishes the job to the uninterrupted log."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow.dataset as ds
+import pytest
+
+import pipeline
+from pipeline.records import RunDir, compaction, recorder
+
+from .test_runs import SETCOVER_SPEC, comparable, generations_log, spec_file
+
+STEPS = ("generations", "population", "individuals", "removed")
+GENERATIONS = 10  # 6 rows at 0, then 10 a generation: parts 0-3, 4-6, 7-9 at BLOCK_ROWS = 30, 10-10 at close
+
+
+class Killed(Exception):
+    """The writer dying at a compaction step."""
+
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    monkeypatch.setattr(recorder, "BLOCK_ROWS", 30)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> pipeline.Run:
+    folder = tmp_path_factory.mktemp("reference")
+    return pipeline.run(spec_file(folder, SETCOVER_SPEC), out=str(folder / "run"), generations=GENERATIONS)
+
+
+def _killed_at(step: str, nth: int, monkeypatch):
+    """compact() raising `Killed` at `step` of its `nth` call."""
+    real, calls = compaction.compact, []
+
+    def compact(rundir, rows, fault=None):
+        calls.append(1)
+
+        def hook(name: str) -> None:
+            if len(calls) == nth and name == step:
+                raise Killed(f"{step} of compaction {nth}")
+        return real(rundir, rows, fault=hook)
+    monkeypatch.setattr(recorder, "compact", compact)
+
+
+def _each_generation_once(run: pipeline.Run) -> None:
+    individuals = run.individuals()
+    last = int(individuals["generation"].max())
+    assert not individuals.duplicated(["generation", "id"]).any()
+    assert run.generations()["generation"].tolist() == list(range(last + 1))
+    populations = run.populations()
+    assert sorted(populations["generation"].unique()) == list(range(last + 1))
+    assert not populations.duplicated(["generation", "id"]).any()
+
+
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("nth", [2, 4])  # the second part mid-run, or the one at close
+def test_a_compaction_killed_at_any_step_loses_and_repeats_nothing(tmp_path, monkeypatch, small_parts,
+                                                                  reference, step, nth):
+    _killed_at(step, nth, monkeypatch)
+    out = tmp_path / "run"
+    with pytest.raises(Killed):
+        pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(out), generations=GENERATIONS)
+    _each_generation_once(pipeline.open_run(out))
+    monkeypatch.setattr(recorder, "compact", compaction.compact)
+    resumed = pipeline.resume(out)
+    pd.testing.assert_frame_equal(comparable(resumed.path), comparable(reference.path))
+    pd.testing.assert_frame_equal(generations_log(resumed.path), generations_log(reference.path))
+    assert not list((out / "recent").glob("*"))
+    _each_generation_once(resumed)
+
+
+def test_parts_as_the_run_goes_read_as_one_part_at_close(tmp_path, small_parts, reference):
+    run = pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(tmp_path / "run"), generations=GENERATIONS)
+    parts = sorted(p.name for p in (run.path / "individuals").iterdir())
+    assert parts == ["part-000000-000003.parquet", "part-000004-000006.parquet", "part-000007-000009.parquet",
+                     "part-000010-000010.parquet"]
+    assert sorted(p.name for p in (run.path / "population").iterdir()) == parts
+    pd.testing.assert_frame_equal(comparable(run.path), comparable(reference.path))
+    variable = ["eval_seconds", "worker"]
+    pd.testing.assert_frame_equal(run.populations().drop(columns=variable),
+                                  reference.populations().drop(columns=variable))
+    for g in (0, 3, 9):
+        pd.testing.assert_frame_equal(run.population(g).drop(columns=variable),
+                                      reference.population(g).drop(columns=variable))
+    # a plain Parquet dataset: pyarrow and pandas scan the folder, with a generation column
+    scanned = ds.dataset(run.path / "individuals").to_table(filter=ds.field("generation") == 3)
+    assert set(scanned.column("generation").to_pylist()) == {3}
+    assert pd.read_parquet(run.path / "individuals")["generation"].max() == GENERATIONS
+
+
+def test_individuals_reads_only_the_columns_and_generations_asked(reference):
+    frame = reference.individuals(columns=["id", "cost"], generations=range(2, 4))
+    assert list(frame.columns) == ["id", "cost"]
+    whole = reference.individuals()
+    expected = whole[whole["generation"].isin([2, 3])][["id", "cost"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(frame, expected)
+    assert reference.individuals(generations=5)["generation"].unique().tolist() == [5]
+    assert RunDir(reference.path).read_individuals(ids=[0, 3])["id"].tolist() == [0, 3]
