@@ -35,6 +35,7 @@ from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_
                    narrowed, one_line)
 from .deadline import timed
 from .local import LocalEvaluator
+from .timing import SecondsPerMember
 
 __all__ = ["ProcessEvaluator", "START_METHOD"]
 
@@ -45,6 +46,9 @@ START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() and o
 # Several chunks per worker and batch: a call costs ~0.1 ms here (a pipe, no scheduler),
 # and smaller chunks let a worker that shares its core with other load take fewer.
 CHUNKS_PER_WORKER = 4
+# A batch expected to take less than this is scored in the driver: a round trip through
+# the workers costs ~1 ms on an idle machine and tens of ms on a busy one.
+INLINE_SECONDS = 0.02
 POLL_SECONDS = 1.0  # a worker checks this often that its driver is still alive
 
 _tasks: TaskCache | None = None  # the driver's task, inherited by forked workers
@@ -115,6 +119,7 @@ class ProcessEvaluator(Evaluator):
         self._numbers = itertools.count(1)
         self._failures = 0
         self._closed = False
+        self._per_genome = SecondsPerMember()  # the run's evaluation seconds a genome (`_short`)
         for _ in range(workers):
             self._spawn()
 
@@ -140,9 +145,19 @@ class ProcessEvaluator(Evaluator):
         size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                       self._failures)
+        if task_spec is None and self._short(len(genomes)):
+            for chunk in range(len(batch.bounds)):
+                self._score_here(batch, chunk)
+            return batch.ticket
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
         return batch.ticket
+
+    def _short(self, n: int) -> bool:
+        """Whether `n` genomes are expected to take less than INLINE_SECONDS: scored here, they
+        cost no round trip through the workers (measured on the batches that came back)."""
+        per_genome = self._per_genome.value
+        return per_genome is not None and per_genome * n < INLINE_SECONDS
 
     def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
         if self._closed:
@@ -237,7 +252,9 @@ class ProcessEvaluator(Evaluator):
         batch.results[chunk] = result
         batch.remaining -= 1
         if batch.remaining == 0:
-            self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
+            merged = self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
+            if batch.task_spec is None:
+                self._per_genome.learn(merged.eval_seconds)
 
     def _lost(self, worker: _Worker) -> None:
         """A worker died: replace it; its chunk counts one attempt and goes back first in line."""
