@@ -93,6 +93,7 @@ class _Worker:
     conn: Connection
     number: int
     label: str = ""  # set once ready: "process-2/41234"
+    start_failures: int = 0  # failed predecessors that never got ready
     running: tuple[Batch, int] | None = None  # the chunk it scores
 
 
@@ -123,7 +124,7 @@ class ProcessEvaluator(Evaluator):
         for _ in range(workers):
             self._spawn()
 
-    def _spawn(self) -> None:
+    def _spawn(self, start_failures: int = 0) -> None:
         global _tasks
         here, there = self._context.Pipe()
         number = next(self._numbers)
@@ -135,7 +136,7 @@ class ProcessEvaluator(Evaluator):
         finally:
             _tasks = None
         there.close()
-        self._pool.append(_Worker(process, here, number))
+        self._pool.append(_Worker(process, here, number, start_failures=start_failures))
 
     def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
                chunk_size: int | None = None) -> int:
@@ -264,9 +265,10 @@ class ProcessEvaluator(Evaluator):
         code = worker.process.exitcode
         cause = f"worker process {worker.number} died (exit code {code})"
         worker.conn.close()
-        if not worker.label and worker.running is None:
-            raise EvaluationError(f"{cause} before it was ready")
-        self._spawn()
+        failed_starts = 0 if worker.label else worker.start_failures + 1
+        if failed_starts >= self.max_retries:
+            raise EvaluationError(f"{cause} before it was ready ({failed_starts} attempts)")
+        self._spawn(failed_starts)
         if worker.running is not None:
             batch, chunk = worker.running
             batch.attempts[chunk] += 1
