@@ -138,3 +138,15 @@ def test_the_start_and_done_lines_say_the_workers_and_their_seconds(tmp_path):
     lines = done.stdout.splitlines()
     assert "2 worker processes on this machine" in lines[0]
     assert "first evaluation after" in lines[-1] and "every worker ready after" in lines[-1]
+
+
+def test_a_golden_log_holds_on_worker_processes(tmp_path):
+    """A shipped sampled-Nim spec's pinned log, on the pool (the golden cases run in-process and on Ray)."""
+    from tests.golden.cases import CASES
+    from tests.pipeline.test_golden import GOLDEN
+
+    spec, overrides = CASES["nim-table-sampled"]
+    done = pipeline.run(ROOT / spec, workers=2, execution__engine="processes", out=str(tmp_path / "run"), force=True,
+                        **overrides)
+    assert run_digests(done.path) == GOLDEN["nim-table-sampled"]
+    assert pipeline.open_run(done.path).individuals()["worker"].str.startswith("process-").any()
