@@ -211,18 +211,23 @@ class ProcessEvaluator(Evaluator):
 
     def _pump(self, timeout: float | None) -> None:
         """Wait for a message from any worker; while none is ready yet, score a chunk here."""
-        self._receive_all(0)
+        if self._receive_all(0):
+            return  # what came may be what the caller waits for: it looks before waiting again
         if self._queue and not any(worker.label for worker in self._pool):
             self._score_here(*self._queue.popleft())
         else:
             self._receive_all(timeout)
 
-    def _receive_all(self, timeout: float | None) -> None:
-        """Handle every message that comes within `timeout` seconds (0: those waiting), then dispatch."""
+    def _receive_all(self, timeout: float | None) -> int:
+        """Handle the messages that come within `timeout` seconds (0: those waiting), then
+        dispatch; returns how many came."""
         conns = {worker.conn: worker for worker in self._pool}
-        for conn in wait_for(list(conns), timeout):
-            self._receive(conns[conn])
+        ready = wait_for(list(conns), timeout)
+        for conn in ready:
+            if conns[conn] in self._pool:  # not a worker lost meanwhile
+                self._receive(conns[conn])
         self._dispatch()
+        return len(ready)
 
     def _score_here(self, batch: Batch, chunk: int) -> None:
         """A chunk scored by the driver while the workers come up (spawned workers build the task)."""
