@@ -79,6 +79,23 @@ def test_a_chunk_that_keeps_killing_its_worker_fails_in_one_line():
             pool.evaluate(genomes, seeds)
 
 
+def test_results_already_back_when_the_driver_waits_end_the_wait():
+    """Every chunk's result waits in its pipe before `wait` is called: handled in one
+    non-blocking receive, they end the wait (a blocking receive after them would never return)."""
+    import threading
+
+    genomes, seeds = _genomes(8, 427)
+    with ProcessEvaluator(SMALL, 2, chunk_size=4) as pool:  # one chunk each
+        pool.evaluate(genomes, seeds)  # both workers ready
+        ticket = pool.submit(genomes, seeds)
+        assert all(worker.conn.poll(60) for worker in pool._pool)  # both chunks scored, results in the pipes
+        done = {}
+        waiter = threading.Thread(target=lambda: done.update(pool.wait([ticket], every=True)), daemon=True)
+        waiter.start()
+        waiter.join(60)
+        assert ticket in done
+
+
 def test_the_log_is_the_same_in_process_and_on_the_pool(tmp_path):
     local = _run(tmp_path / "local", workers=0, generations=3)
     pooled = _run(tmp_path / "pooled", workers=2, generations=3, execution__chunk_size=3)
