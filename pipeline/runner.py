@@ -4,10 +4,13 @@ evaluator and the evolution loop, with the status kept in run.json."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .evaluation import ClusterLost, make_evaluator
+from .evaluation.clock import ClockedEvaluator
+from .evaluation.engines import chosen_engine
 from .evolution import AsyncLoop, Loop, Scorer, State, Tracker
 from .islands.loop import island_loop
 from .evolution.parts import build_parts
@@ -53,6 +56,7 @@ class _Prepared:
     """Everything a run needs that can fail before the first file is written."""
 
     def __init__(self, spec: RunSpec) -> None:
+        began = time.monotonic()
         self.spec = spec
         task_spec = spec.task_spec()
         self.parts = build_parts(spec)
@@ -61,13 +65,18 @@ class _Prepared:
         self.code = code_bundle(spec)  # the spec's own modules, for the workers
         self.runners = on_runners(spec.population.algorithm, spec.islands)  # islands on runner actors
         self.asynchronous = bool(getattr(self.algorithm, "asynchronous", False))  # runs in AsyncLoop
+        self.engine = chosen_engine(spec.execution.engine, spec.execution.workers, spec.execution.address,
+                                    self.runners)
         self.evaluator = make_evaluator(task_spec, workers=spec.execution.workers, address=spec.execution.address,
+                                        engine=self.engine,
                                         chunk_size=spec.execution.chunk_size,
                                         connect_timeout=spec.execution.connect_timeout,
                                         expected_batches=_expected_batches(spec, self.asynchronous, self.runners),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
                                         eval_timeout=spec.execution.eval_timeout)
+        if not self.runners:  # islands on runners send their work around the driver's evaluator
+            self.evaluator = ClockedEvaluator(self.evaluator, began)
 
 
 def _fit(execution: Mapping[str, Any], algorithm: Any, islands: Any) -> tuple[Any, str | None]:
@@ -265,7 +274,7 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
         _record_stop(rundir, lock, status="interrupted", stopped=_now())
         raise
     except SystemExit as exit_:  # not a success, whatever its code: named, recorded, raised as an error
-        stopped = _stopped(exit_, prepared.evaluator, rundir)
+        stopped = _stopped(exit_, prepared, rundir)
         _record_stop(rundir, lock, status="failed", error=failure_reason(stopped), stopped=_now())
         raise stopped from None
     except ClusterLost as lost:  # said with the last committed generation and how to resume
@@ -275,15 +284,16 @@ def _finish(prepared: _Prepared, rundir: RunDir, lock: RunLock, recovered: Recov
     except BaseException as exc:
         _record_stop(rundir, lock, status="failed", error=failure_reason(exc), stopped=_now())
         raise
-    rundir.update_run(status="finished", stop_reason=reason, finished=_now())
+    clocked = prepared.evaluator.seconds() if isinstance(prepared.evaluator, ClockedEvaluator) else None
+    rundir.update_run(status="finished", stop_reason=reason, finished=_now(), worker_seconds=clocked)
     return rundir.path
 
 
-def _stopped(exit_: SystemExit, evaluator: Any, rundir: RunDir) -> RunStopped:
+def _stopped(exit_: SystemExit, prepared: _Prepared, rundir: RunDir) -> RunStopped:
     """What raised `exit_` under the run (Ray stopping, if the run was on Ray actors) and how to go on."""
     last = max(rundir.generation_files(), default=None)
     done = f"after generation {last}" if last is not None else "before generation 0 was done"
-    on_ray = getattr(evaluator, "workers", 0) != 0 and getattr(evaluator, "handed_over", True)
+    on_ray = prepared.engine == "ray" and getattr(prepared.evaluator, "handed_over", True)
     cause = "Ray stopped under the run" if on_ray else f"sys.exit({exit_.code!r}) was called during the run"
     return RunStopped(f"{cause} {done} (SystemExit: {exit_.code}); its status is failed; "
                       f"`evo resume {rundir.path}` continues it")

@@ -91,12 +91,25 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
             and on_runners(spec.population.algorithm, spec.islands):
         raise SpecError(f"{source}: execution.eval_timeout: not available for generational islands on Ray workers "
                         "(their chunks go through a shared dispatcher); use workers = 0, or no [islands]")
+    check_engine(spec, source)
     if spec.population.algorithm in ("nsga2", "nsga3") and spec.objectives.mode != "pareto":
         raise SpecError(f"{source}: population.algorithm: {spec.population.algorithm} needs objectives.mode = 'pareto'")
     refused = pareto_survival(spec.objectives.mode, spec.population.algorithm)
     if refused and not recorded:
         raise SpecError(f"{source}: {refused}")
     check_algorithm(spec, task, kind, source)
+
+
+def check_engine(spec: RunSpec, source: str) -> None:
+    """An engine that cannot do what the rest of the execution section asks."""
+    execution = spec.execution
+    if execution.engine in ("processes", "in-process") and execution.address is not None:
+        raise SpecError(f"{source}: execution.engine: {execution.engine!r} runs on this machine, but "
+                        f"execution.address joins a Ray cluster; use engine = 'ray' or 'auto', or no address")
+    if execution.engine == "processes" and execution.workers != 0 \
+            and on_runners(spec.population.algorithm, spec.islands):
+        raise SpecError(f"{source}: execution.engine: generational islands evolve on Ray runner actors, not "
+                        f"'processes'; use engine = 'ray' or 'auto' (steady-state islands run on any engine)")
 
 
 def check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:

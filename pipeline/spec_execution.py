@@ -3,11 +3,14 @@ Kept apart from spec.py."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["DEFAULT_IN_FLIGHT", "Execution"]
+__all__ = ["DEFAULT_IN_FLIGHT", "ENGINES", "Engine", "Execution"]
+
+Engine = Literal["auto", "ray", "processes", "in-process"]  # `engines.chosen_engine` says what each means
+ENGINES: tuple[str, ...] = get_args(Engine)
 
 
 # `[execution] in_flight`'s default: the bound steady-state always had (old specs mean the same)
@@ -34,8 +37,11 @@ class Execution(BaseModel):
     in_flight: int = Field(DEFAULT_IN_FLIGHT, ge=1, le=1000, description="asynchronous algorithms on Ray: children in flight "
                            "at most, in generations (`offspring` arrivals, of all islands); more lets larger "
                            "batches through where evaluations are short and workers many, for staler parents")
-    handover: bool = Field(True, description="on one machine, evaluate in-process until the embedded Ray "
-                           "pays for its start; false: start the actors at once")
+    engine: Engine = Field(
+        "auto", description="what evaluates: auto (a cluster, generational islands or a Ray already running: Ray; "
+        "else on this machine a process pool), ray, processes (this machine's), in-process (as workers = 0)")
+    handover: bool = Field(True, description="engine ray on one machine: evaluate in-process until the "
+                           "embedded Ray pays for its start; false: start the actors at once")
     on_error: Literal["skip", "fail"] = Field("skip", description="a failed evaluation (raised, NaN, infinite "
                                               "in the improving direction, timed out): skip makes the individual "
                                               "not viable and goes on; fail ends the run")

@@ -36,7 +36,7 @@ BIN = Path(sys.executable).parent
 CLAIMS = {
     "evo report runs/nim-gp": "best expression, simplified: ",
     "evo match runs/nim-gp/best.json expert --rows 7": "rows=[1, 3, 5, 7, 9, 11, 13]",
-    "evo run runs/setcover-1000.toml --workers 2": "2 Ray workers on an embedded Ray join only if",
+    "evo run runs/setcover-1000.toml --workers 2": "2 worker processes on this machine",
     "evo --version": "evo ",
     "evo match expert random": "A moving first won",
 }

@@ -45,7 +45,7 @@ def run(args) -> int:
     flags = {"generations": (args.generations, "--generations"), "execution.workers": (args.workers, "--workers"),
              "execution.address": (args.address, "--address"),
              "execution.connect_timeout": (args.connect_timeout, "--connect-timeout"),
-             "execution.handover": (args.handover, "--no-handover"), "stop.target": (args.target, "--target"),
+             "execution.handover": (args.handover, "--no-handover"), "execution.engine": (args.engine, "--engine"), "stop.target": (args.target, "--target"),
              "stop.stagnation": (args.stagnation, "--stagnation")}
     overrides = {key: value for key, (value, _) in flags.items()}
     spec = apply_overrides(json.loads(json.dumps(meta["spec"])), overrides)

@@ -12,16 +12,17 @@ from typing import Any
 
 from ..cli import UserError
 from ..display import console
+from ..spec_execution import ENGINES
 from ..spec_notes import run_notes
 from .run_lines import done_line, execution_plan
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("run", help="start an evolution run from a TOML spec",
-                       description="Start an evolution run. By default it evaluates in-process, and on one "
-                       "machine an embedded local Ray starts only once the run is expected to spend over ~30 s "
-                       "evaluating (--no-handover: at once; --workers 0: never); --address auto joins an "
-                       "existing cluster (ray start --head).")
+                       description="Start an evolution run. On one machine it evaluates on --workers local "
+                       "processes (--engine ray: an embedded Ray, started once the run is expected to spend over "
+                       "~30 s evaluating, --no-handover: at once; --workers 0: in-process); --address auto joins "
+                       "an existing cluster (ray start --head).")
     p.add_argument("spec", metavar="SPEC", help="a run spec, e.g. runs/nim-table.toml")
     add_execution_arguments(p)
     p.add_argument("--generations", type=int, default=None, help="override the spec's generations")
@@ -84,9 +85,11 @@ def add_execution_arguments(p) -> None:
                    help="an existing cluster: host:port of `ray start --head`, 'auto', or ray://host:10001")
     p.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
                    help="give up joining the cluster after this long (default 30)")
+    p.add_argument("--engine", choices=ENGINES, default=None,
+                   help="what evaluates (default auto: Ray on a cluster, else local worker processes)")
     p.add_argument("--no-handover", dest="handover", action="store_false", default=None,
-                   help="on one machine, start the embedded Ray's actors at once (default: evaluate "
-                   "in-process until the run is long enough for Ray to pay)")
+                   help="--engine ray on one machine: start the embedded Ray's actors at once (default: "
+                   "evaluate in-process until the run is long enough for Ray to pay)")
 
 
 def run(args) -> int:
@@ -95,6 +98,7 @@ def run(args) -> int:
         "execution.address": (args.address, "--address"),
         "execution.connect_timeout": (args.connect_timeout, "--connect-timeout"),
         "execution.handover": (args.handover, "--no-handover"),
+        "execution.engine": (args.engine, "--engine"),
         "generations": (args.generations, "--generations"),
         "seed": (args.seed, "--seed"),
         "execution.output": (args.out, "--out"),

@@ -1,16 +1,17 @@
 """What `evo run` and `evo resume` say around the progress bar.
 
-The start line says what will happen (in-process, or Ray actors now, or Ray
-only if the run grows long: the handover rule); the done line says what did
-happen, read back from the run directory (how the run stopped, and the share
-of this invocation's evaluations that ran on Ray actors, from the `worker`
-column); and a finished run that `evo resume` cannot take further is told so,
+The start line says what will happen (in-process, a local process pool, or
+Ray actors now, or Ray only if the run grows long: the handover rule); the done
+line says what did happen, read back from the run directory (how the run
+stopped, the share of this invocation's evaluations that ran on workers, from
+the `worker` column, and in seconds when the first evaluation came back, when
+every worker was ready and what the workers saved, from run.json); and a finished run that `evo resume` cannot take further is told so,
 with why and how to go on, instead of "resuming" and doing nothing.
 """
 
 from __future__ import annotations
 
-import sys
+import os
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -23,25 +24,25 @@ def _handover_seconds() -> int:
     return round(WORTH_SECONDS)
 
 
-def _ray_running_here() -> bool:
-    """A Ray already initialised in this process is used as it is (tests, notebooks)."""
-    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
-
-
 def execution_plan(execution: Mapping[str, Any], runners: bool = False) -> str:
     """Where the run will evaluate, as `make_evaluator` will decide it (`runners`: its islands
     evolve on runner actors, `spec_islands.on_runners`)."""
+    from ..evaluation.engines import chosen_engine, ray_initialized
     from ..evaluation.ray_connect import cluster_address
     from ..runner import hands_over
 
     workers = execution.get("workers", 2)
-    if workers == 0:
+    engine = chosen_engine(execution.get("engine", "auto"), workers, execution.get("address"), runners)
+    if engine == "in-process":
         return "in-process, no Ray"
+    if engine == "processes":
+        count = os.cpu_count() if workers == "auto" else workers
+        return f"{count} worker process{'' if count == 1 else 'es'} on this machine"
     actors = "Ray workers (one per CPU)" if workers == "auto" else f"{workers} Ray worker{'' if workers == 1 else 's'}"
     address = cluster_address(execution.get("address"))
     if address is not None:
         return f"{actors} on the cluster at {address}"
-    if _ray_running_here():
+    if ray_initialized():
         return f"{actors} on the Ray already running in this process"
     if not hands_over(execution.get("handover", True), runners):
         return f"{actors} on an embedded Ray (loopback), started now"
@@ -75,14 +76,17 @@ def _where(workers: list[str], execution: Mapping[str, Any], logged: int | None 
     if execution.get("workers", 2) == 0:
         return f"{count} in-process"
     if on_actors == 0:
-        embedded = execution.get("handover", True) and execution.get("address") is None
+        embedded = execution.get("engine", "auto") == "ray" and execution.get("handover", True) \
+            and execution.get("address") is None
         why = (f" (the embedded Ray starts only once the evaluation still to do is expected to take over "
                f"~{_handover_seconds()} s; breeding, repair and logging do not count)") if embedded else ""
         return f"{count}, all in-process{why}"
+    on = "Ray actors" if any(worker.startswith("actor-") for worker in workers) else "worker processes"
     if on_actors == total:
-        return f"{count}, all on Ray actors"
+        return f"{count}, all on {on}"
     share = min(max(on_actors / total, 0.01), 0.99)
-    return f"{count}, {share:.0%} on Ray actors (the first {total - on_actors:,} in-process)"
+    here = f"the first {total - on_actors:,} in-process" if on == "Ray actors" else "the rest in-process: short batches"
+    return f"{count}, {share:.0%} on {on} ({here})"
 
 
 def _evaluated(rundir, generations: range, workers: bool = True) -> tuple[int, list[str]]:
@@ -123,7 +127,22 @@ def done_line(path: str | Path, first: int) -> str:
     earlier = _evaluated(rundir, range(first), workers=False)[0] if first > 0 else 0
     execution = meta["spec"].get("execution") or {}
     where = _where(workers, execution, len(workers) + earlier if first > 0 else None)
-    return f"done: {rundir.path}  ·  {_stop(meta, last)}  ·  {where}  ·  {tail}"
+    return f"done: {rundir.path}  ·  {_stop(meta, last)}  ·  {where}{_seconds(meta)}  ·  {tail}"
+
+
+def _seconds(meta: Mapping[str, Any]) -> str:
+    """What the workers did, in seconds (`clock.ClockedEvaluator`, kept in run.json), or nothing."""
+    seconds = meta.get("worker_seconds") or {}
+    said = []
+    if seconds.get("first_evaluation") is not None:
+        said.append(f"first evaluation after {seconds['first_evaluation']:.1f} s")
+    if seconds.get("workers_ready") is not None:
+        said.append(f"every worker ready after {seconds['workers_ready']:.1f} s")
+    saved = seconds.get("saved")
+    if saved is not None:
+        said.append(f"the workers saved {saved:.1f} s of {seconds['evaluation']:.1f} s evaluating" if saved >= 0
+                    else f"the workers cost {-saved:.1f} s more than {seconds['evaluation']:.1f} s evaluating here")
+    return f" ({', '.join(said)})" if said else ""
 
 
 def already_finished(meta: Mapping[str, Any], path: str | Path, last: int,

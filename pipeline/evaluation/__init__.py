@@ -1,4 +1,4 @@
-"""Evaluators score genomes: in-process (no Ray) or on a pool of Ray actors.
+"""Evaluators score genomes: in-process, on a local process pool, or on a pool of Ray actors.
 
     with make_evaluator({"problem": "setcover", "N": 1000, "seed": 42}, workers=2) as evaluator:
         scored = evaluator.evaluate(genomes, evaluation_seeds(run_seed, generation, len(genomes)))
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from typing import Any
 
 from .core import ERROR, Evaluated, EvaluationError, Evaluator, evaluation_seeds
+from .engines import chosen_engine, ray_initialized
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
 from .ray_gcs import ClusterLost
@@ -39,9 +39,11 @@ def make_evaluator(
     wait_for_all: bool = False,
     stealing: bool = False,
     eval_timeout: float | None = None,
+    engine: str = "ray",
     **ray_options: Any,
 ) -> Evaluator:
-    """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors.
+    """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors,
+    or with `engine="processes"` `workers` local processes (`engines.chosen_engine`: "auto").
 
     `workers="auto"`: one actor per CPU of the cluster (or of this machine);
     `address=None` starts an embedded Ray (loopback, CPUs for `workers` actors) that
@@ -65,13 +67,19 @@ def make_evaluator(
     SIGALRM timer, `deadline.py`; on actors the driver kills and replaces a hung actor).
     """
     if workers == "auto":
-        workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1))
+        workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1), engine)
     if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
         raise ValueError(
             f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
         )
-    if workers == 0:
+    engine = chosen_engine(engine, workers, address)
+    if engine == "in-process":
         return LocalEvaluator(task_spec, eval_timeout)
+    if engine == "processes":
+        from .processes import ProcessEvaluator
+
+        return ProcessEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries, code=code,
+                                eval_timeout=eval_timeout)
     pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
                         start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, stealing=stealing,
                         eval_timeout=eval_timeout, **ray_options)
@@ -82,7 +90,7 @@ def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_t
                    expected_batches: int | None, pool_options: dict) -> Evaluator:
     """The pool of `workers` actors, or on an embedded Ray the hand-over to it (`make_evaluator`)."""
     cpus = math.ceil(workers * pool_options.get("num_cpus", 1))
-    if expected_batches is not None and cluster_address(address) is None and not _ray_initialized():
+    if expected_batches is not None and cluster_address(address) is None and not ray_initialized():
         from .handover import HandoverEvaluator
 
         def start_pool() -> Evaluator:
@@ -99,13 +107,11 @@ def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_t
     return RayEvaluator(task_spec, workers, owns_ray=started, **pool_options)
 
 
-def _ray_initialized() -> bool:
-    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
-
-
-def _auto_workers(address: str | None, connect_timeout: float, per_actor: float) -> int:
-    """`workers="auto"`: every CPU of the cluster joined, or of this machine for an embedded Ray."""
-    if cluster_address(address) is None and not _ray_initialized():
+def _auto_workers(address: str | None, connect_timeout: float, per_actor: float, engine: str) -> int:
+    """`workers="auto"`: every CPU of the cluster joined, or of this machine for a process pool
+    or an embedded Ray."""
+    if chosen_engine(engine, "auto", address) == "processes" or \
+            (cluster_address(address) is None and not ray_initialized()):
         return max(1, int((os.cpu_count() or 1) // per_actor))
     connect(address, 1, connect_timeout)
     import ray

@@ -134,8 +134,8 @@ def test_the_help_and_the_done_line_say_the_handover_rule(capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "By default it evaluates in-process" in text and "over ~30 s evaluating" in text
-    said = _where(["local"] * 30, {"workers": 2, "handover": True})
+    assert "--workers local processes" in text and "over ~30 s evaluating" in text
+    said = _where(["local"] * 30, {"workers": 2, "handover": True, "engine": "ray"})
     assert "Ray starts only once the evaluation still to do is expected to take over ~30 s" in said
 
 

@@ -85,7 +85,7 @@ def test_piped_run_output_is_plain_whole_lines_without_ray_warnings(tmp_path):
     spec.write_text(NIM_SPEC.format(generations=3, kind="table", games=10))
     out = tmp_path / ("a-directory-name-long-enough-to-pass-eighty-columns-" * 2) / "run"
     done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec), "--workers", "1",
-                           "--out", str(out)], capture_output=True, text=True, timeout=300,
+                           "--engine", "ray", "--out", str(out)], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, COLUMNS="80"))
     assert done.returncode == 0, done.stderr
     assert "\r" not in done.stdout and "\x1b" not in done.stdout

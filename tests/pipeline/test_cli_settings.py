@@ -134,7 +134,7 @@ def test_evo_run_caps_the_workers_in_one_line_on_stderr(tmp_path, monkeypatch, c
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("evo run: execution.workers = 1000: this machine holds about "
                                                    f"{small_machine} Ray actors"), lines
-    assert f"{small_machine} Ray workers" in captured.out.splitlines()[0]  # the start line says the same
+    assert f"{small_machine} worker processes" in captured.out.splitlines()[0]  # the start line says the same
     assert json.loads((out / "run.json").read_text())["spec"]["execution"]["workers"] == small_machine
 
 

@@ -35,13 +35,18 @@ def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("execution, algorithm, islands, expected", [
     ({"workers": 0}, None, None, "in-process, no Ray"),
-    ({"workers": 2}, None, None, "in-process; 2 Ray workers on an embedded Ray join only if the run grows past ~30 s"),
-    ({"workers": 1}, None, None, "in-process; 1 Ray worker on an embedded Ray joins only if"),
-    ({"workers": "auto"}, None, None, "in-process; Ray workers (one per CPU) on an embedded Ray join only if"),
-    ({"workers": 2, "handover": False}, None, None, "2 Ray workers on an embedded Ray (loopback), started now"),
+    ({"workers": 2, "engine": "processes"}, None, None, "2 worker processes on this machine"),
+    ({"workers": 2}, None, None, "2 worker processes on this machine"),
+    ({"workers": 1}, None, None, "1 worker process on this machine"),
+    ({"workers": 2, "engine": "in-process"}, None, None, "in-process, no Ray"),
+    ({"workers": 2, "engine": "ray"}, None, None, "in-process; 2 Ray workers on an embedded Ray join only if the run grows past ~30 s"),
+    ({"workers": 1, "engine": "ray"}, None, None, "in-process; 1 Ray worker on an embedded Ray joins only if"),
+    ({"workers": "auto", "engine": "ray"}, None, None, "in-process; Ray workers (one per CPU) on an embedded Ray join only if"),
+    ({"workers": 2, "engine": "ray", "handover": False}, None, None, "2 Ray workers on an embedded Ray (loopback), started now"),
     ({"workers": 2}, None, {"count": 2}, "2 Ray workers on an embedded Ray (loopback), started now"),  # on runners
     ({"workers": 2}, "nsga2", {"count": 2}, "2 Ray workers on an embedded Ray (loopback), started now"),
-    ({"workers": 2}, "steady-state", {"count": 2}, "in-process; 2 Ray workers on an embedded Ray join only if"),
+    ({"workers": 2}, "steady-state", {"count": 2}, "2 worker processes on this machine"),
+    ({"workers": 2, "engine": "ray"}, "steady-state", {"count": 2}, "in-process; 2 Ray workers on an embedded Ray join only if"),
     ({"workers": 3, "address": "10.0.0.2:6379"}, None, None, "3 Ray workers on the cluster at 10.0.0.2:6379"),
 ])
 def test_the_start_line_says_where_the_run_will_evaluate(execution, algorithm, islands, expected, monkeypatch):
@@ -49,7 +54,7 @@ def test_the_start_line_says_where_the_run_will_evaluate(execution, algorithm, i
     from pipeline.spec_islands import on_runners
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    monkeypatch.setattr("pipeline.commands.run_lines._ray_running_here", lambda: False)
+    monkeypatch.setattr("pipeline.evaluation.engines.ray_initialized", lambda: False)
     assert execution_plan(execution, on_runners(algorithm, islands)).startswith(expected)
 
 
@@ -63,7 +68,12 @@ def test_a_ray_job_driver_says_it_joins_its_cluster(monkeypatch):
 def test_the_done_line_counts_where_the_evaluations_ran():
     from pipeline.commands.run_lines import _where
 
-    embedded = {"workers": 2, "handover": True}
+    embedded = {"workers": 2, "handover": True, "engine": "ray"}
+    pool = {"workers": 2, "engine": "auto"}
+    assert _where(["local"] * 30, pool) == "30 evaluations, all in-process"
+    assert _where(["process-1/7"] * 30, pool) == "30 evaluations, all on worker processes"
+    assert _where(["local"] * 10 + ["process-2/8"] * 30, pool) == \
+        "40 evaluations, 75% on worker processes (the rest in-process: short batches)"
     assert _where(["local"] * 30, {"workers": 0}) == "30 evaluations in-process"
     assert _where(["local"] * 30, embedded).startswith("30 evaluations, all in-process (the embedded Ray starts only")
     assert _where(["actor-1@x/y"] * 30, embedded) == "30 evaluations, all on Ray actors"

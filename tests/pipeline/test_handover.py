@@ -78,7 +78,7 @@ def test_a_pool_that_fails_to_start_leaves_the_run_in_process():
 
 
 def test_make_evaluator_hands_over_only_for_an_embedded_ray_of_a_run(monkeypatch):
-    monkeypatch.setattr("pipeline.evaluation._ray_initialized", lambda: False)  # as in a fresh `evo run`
+    monkeypatch.setattr("pipeline.evaluation.ray_initialized", lambda: False)  # as in a fresh `evo run`
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     with make_evaluator(SMALL, workers=2, expected_batches=5) as evaluator:
         assert isinstance(evaluator, HandoverEvaluator)
@@ -112,7 +112,7 @@ def test_no_handover_starts_the_embedded_actors_at_once(tmp_path):
     spec = tmp_path / "nim-table.toml"  # every actor scores from generation 0, so both are seen
     spec.write_text(shipped.read_text().replace("[execution]", "[execution]\nwait_for_workers = true"))
     done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", str(spec), "--generations", "1",
-                           "--workers", "2", "--no-handover", "--out", str(out)],
+                           "--workers", "2", "--engine", "ray", "--no-handover", "--out", str(out)],
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     workers = pd.read_parquet(out / "individuals")["worker"]

@@ -3,12 +3,14 @@
 For a genome whose hash is h: `evaluate` raises for any call that holds a genome with
 h % 25 == 0; the score is NaN when h % 8 == 1 and +inf (maximised: a failed evaluation)
 when h % 40 == 3; with `hang = true`, a genome with h % 50 == 7 sleeps for a minute; with
-`fail_all = true` every call raises. The rest score the weighted sum of their bits, so
+`fail_all = true` every call raises; with `crash = true`, a call holding a genome with h % 50 == 7
+ends its process (a worker that dies: never in-process). The rest score the weighted sum of their bits, so
 evolution has somewhere to go. Nothing here imports evo.
 """
 
 from __future__ import annotations
 
+import os
 import time
 import zlib
 from typing import Any, Sequence
@@ -28,6 +30,7 @@ class Flaky:
     def __init__(self, options: dict[str, Any]) -> None:
         self.bits = int(options.get("bits", 24))
         self.hang = bool(options.get("hang", False))
+        self.crash = bool(options.get("crash", False))
         self.fail_all = bool(options.get("fail_all", False))
         self.values = np.random.default_rng(3).integers(1, 20, size=self.bits).astype(float)
 
@@ -38,6 +41,8 @@ class Flaky:
         cursed = [h for h in hashes if h % 25 == 0]
         if cursed:
             raise RuntimeError(f"genome hash {cursed[0]} is cursed\nsecond line")
+        if self.crash and any(h % 50 == 7 for h in hashes):
+            os._exit(1)
         if self.hang and any(h % 50 == 7 for h in hashes):
             time.sleep(60)
         chosen = np.asarray(np.stack(genomes), dtype=float) if genomes else np.zeros((0, self.bits))

@@ -1,0 +1,286 @@
+"""The local process pool: every core of one machine, without Ray's start and stop.
+
+On one machine a run's workers need no cluster: `workers` processes, each holding
+the task, fed chunks of genomes through a pipe. On Linux they are forked from the
+driver right after it built the task, so a worker is ready in milliseconds and
+never builds the task again (elsewhere they are spawned and build it, and the
+driver scores chunks itself until the first is ready: no core waits for another).
+Chunks are small (several per worker and batch) and go to whichever worker is
+free, so a worker slowed by the machine's other load holds nobody up.
+
+Failures are handled as on Ray actors (`ray_pool`): a chunk whose task raises is
+narrowed to the raising genomes in the worker (`core.narrowed`); `eval_timeout`
+is the in-process SIGALRM timer (`deadline.py`), run in the worker's main
+thread; a worker that dies is replaced and its chunk re-run, up to `max_retries`
+attempts. Results are placed by chunk, so they never depend on who ran what.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait as wait_for
+from typing import Any, Sequence
+
+from fitness.plugins import install_bundle
+from fitness.tasks import build_task
+
+from .batches import Batch
+from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+                   narrowed, one_line)
+from .deadline import timed
+from .local import LocalEvaluator
+from .timing import SecondsPerMember
+
+__all__ = ["ProcessEvaluator", "START_METHOD"]
+
+# fork where the platform makes it safe (Linux): the worker inherits the built task;
+# elsewhere (macOS, Windows) spawn, and each worker builds it.
+START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() and os.uname().sysname == "Linux" \
+    else "spawn"
+# Two chunks per worker and batch: a worker slowed by other load takes fewer, while a
+# task's own cost per call (exact Nim fitness: ~6 ms of 164 for 160 rule genomes) stays small.
+CHUNKS_PER_WORKER = 2
+# A batch expected to take less than this is scored in the driver: a round trip through
+# the workers costs ~1 ms on an idle machine and tens of ms on a busy one.
+INLINE_SECONDS = 0.02
+POLL_SECONDS = 1.0  # a worker checks this often that its driver is still alive
+
+_tasks: TaskCache | None = None  # the driver's task, inherited by forked workers
+
+
+def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_timeout: float | None,
+                 driver: int) -> None:
+    """A worker: build (or inherit) the task, say ready, then score chunks until told to stop
+    or the driver is gone (a SIGKILLed driver leaves no worker behind)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it stops the pool
+    tasks = _tasks
+    try:
+        if tasks is None:
+            if code is not None:
+                install_bundle(code)
+            tasks = TaskCache(task_spec, build_task)
+    except Exception as error:  # noqa: BLE001 - said by the driver, in one line
+        conn.send(("broken", one_line(error)))
+        return
+    gc.freeze()  # the driver's objects, inherited: no collection walks them and copies their pages
+    # (not `heap.freeze_heap`: its collection first would walk them all, once per worker)
+    conn.send(("ready", os.getpid()))
+    while True:
+        if not conn.poll(POLL_SECONDS):
+            if os.getppid() != driver:
+                return
+            continue
+        message = conn.recv()
+        if message is None:
+            return
+        key, genomes, seeds, spec = message
+        start = time.perf_counter()
+        try:
+            columns = narrowed(timed(tasks.get(spec).evaluate, eval_timeout), genomes, seeds, "a chunk")
+        except Exception as error:  # noqa: BLE001 - malformed columns: the task's bug, said by the driver
+            conn.send(("error", key, one_line(error)))
+            continue
+        conn.send(("done", key, columns, time.perf_counter() - start))
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: Any
+    conn: Connection
+    number: int
+    label: str = ""  # set once ready: "process-2/41234"
+    start_failures: int = 0  # failed predecessors that never got ready
+    running: tuple[Batch, int] | None = None  # the chunk it scores
+
+
+class ProcessEvaluator(Evaluator):
+    """`workers` local processes holding the task; see the module docstring."""
+
+    def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
+                 code: bytes | None = None, eval_timeout: float | None = None) -> None:
+        if workers < 1:
+            raise ValueError(f"a process pool needs workers >= 1, got {workers}")
+        self.workers = workers
+        self.chunk_size = chunk_size
+        self.max_retries = max_retries
+        self.started = time.monotonic()
+        self.first_ready: float | None = None  # seconds from start to the first ready worker
+        self.all_ready: float | None = None  # ... and to the last
+        self.local = LocalEvaluator(task_spec, eval_timeout)  # builds the task here, first
+        self._args = (task_spec, code, eval_timeout, os.getpid())
+        self._context = multiprocessing.get_context(START_METHOD)
+        self._pool: list[_Worker] = []
+        self._queue: deque[tuple[Batch, int]] = deque()
+        self._done: dict[int, Evaluated] = {}
+        self._tickets = itertools.count()
+        self._numbers = itertools.count(1)
+        self._failures = 0
+        self._closed = False
+        self._per_genome = SecondsPerMember()  # the run's evaluation seconds a genome (`_short`)
+        for _ in range(workers):
+            self._spawn()
+
+    def _spawn(self, start_failures: int = 0) -> None:
+        global _tasks
+        here, there = self._context.Pipe()
+        number = next(self._numbers)
+        process = self._context.Process(target=_worker_main, args=(there, *self._args), daemon=True,
+                                        name=f"evo-worker-{number}")
+        _tasks = self.local.tasks if START_METHOD == "fork" else None
+        try:
+            process.start()
+        finally:
+            _tasks = None
+        there.close()
+        self._pool.append(_Worker(process, here, number, start_failures=start_failures))
+
+    def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
+               chunk_size: int | None = None) -> int:
+        if self._closed:
+            raise RuntimeError("evaluator is closed")
+        check_batch(genomes, seeds)
+        size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
+        batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
+                      self._failures)
+        if task_spec is None and self._short(len(genomes)):
+            for chunk in range(len(batch.bounds)):
+                self._score_here(batch, chunk)
+            return batch.ticket
+        self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
+        self._dispatch()
+        return batch.ticket
+
+    def _short(self, n: int) -> bool:
+        """Whether `n` genomes are expected to take less than INLINE_SECONDS: scored here, they
+        cost no round trip through the workers (measured on the batches that came back)."""
+        per_genome = self._per_genome.value
+        return per_genome is not None and per_genome * n < INLINE_SECONDS
+
+    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
+        if self._closed:
+            raise RuntimeError("evaluator is closed")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            ready = [t for t in tickets if t in self._done]
+            left = None if deadline is None else deadline - time.monotonic()
+            if (ready and (not every or len(ready) == len(tickets))) or (left is not None and left <= 0):
+                return {t: self._done.pop(t) for t in ready}
+            self._pump(left)
+
+    def close(self) -> None:
+        """Stop the workers and wait for them: a forked worker shares the run's lock until it exits."""
+        if self._closed:
+            return
+        self._closed = True
+        for worker in self._pool:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
+        for worker in self._pool:
+            worker.process.join(timeout=5)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        self._pool.clear()
+
+    # -- scheduling ---------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        """Give each free ready worker the next queued chunk."""
+        for worker in self._pool:
+            if not self._queue:
+                return
+            if worker.label and worker.running is None:
+                batch, chunk = self._queue.popleft()
+                start, stop = batch.bounds[chunk]
+                worker.running = (batch, chunk)
+                try:
+                    worker.conn.send((chunk, list(batch.genomes[start:stop]), list(batch.seeds[start:stop]),
+                                      batch.task_spec))
+                except OSError:
+                    self._lost(worker)
+
+    def _pump(self, timeout: float | None) -> None:
+        """Wait for a message from any worker; while none is ready yet, score a chunk here."""
+        if self._receive_all(0):
+            return  # what came may be what the caller waits for: it looks before waiting again
+        if self._queue and not any(worker.label for worker in self._pool):
+            self._score_here(*self._queue.popleft())
+        else:
+            self._receive_all(timeout)
+
+    def _receive_all(self, timeout: float | None) -> int:
+        """Handle the messages that come within `timeout` seconds (0: those waiting), then
+        dispatch; returns how many came."""
+        conns = {worker.conn: worker for worker in self._pool}
+        ready = wait_for(list(conns), timeout)
+        for conn in ready:
+            if conns[conn] in self._pool:  # not a worker lost meanwhile
+                self._receive(conns[conn])
+        self._dispatch()
+        return len(ready)
+
+    def _score_here(self, batch: Batch, chunk: int) -> None:
+        """A chunk scored by the driver while the workers come up (spawned workers build the task)."""
+        start, stop = batch.bounds[chunk]
+        scored = self.local.evaluate(batch.genomes[start:stop], batch.seeds[start:stop], batch.task_spec)
+        self._finish(batch, chunk, (scored.columns, float(scored.eval_seconds.sum()), scored.worker[0]))
+
+    def _receive(self, worker: _Worker) -> None:
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            self._lost(worker)
+            return
+        kind = message[0]
+        if kind == "ready":
+            worker.label = f"process-{worker.number}/{message[1]}"
+            now = time.monotonic() - self.started
+            self.first_ready = now if self.first_ready is None else self.first_ready
+            if all(w.label for w in self._pool):
+                self.all_ready = now if self.all_ready is None else self.all_ready
+        elif kind == "broken":
+            raise EvaluationError(f"building the task in worker process {worker.number}: {message[1]}")
+        else:
+            assert worker.running is not None
+            (batch, chunk), worker.running = worker.running, None
+            if kind == "error":
+                raise EvaluationError(f"{batch.describe(chunk)} on {worker.label}: {message[2]}")
+            self._finish(batch, chunk, (message[2], message[3], worker.label))
+
+    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> None:
+        batch.results[chunk] = result
+        batch.remaining -= 1
+        if batch.remaining == 0:
+            merged = self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
+            if batch.task_spec is None:
+                self._per_genome.learn(merged.eval_seconds)
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker died: replace it; its chunk counts one attempt and goes back first in line."""
+        self._failures += 1
+        self._pool.remove(worker)
+        worker.process.join(timeout=1)
+        code = worker.process.exitcode
+        cause = f"worker process {worker.number} died (exit code {code})"
+        worker.conn.close()
+        failed_starts = 0 if worker.label else worker.start_failures + 1
+        if failed_starts >= self.max_retries:
+            raise EvaluationError(f"{cause} before it was ready ({failed_starts} attempts)")
+        self._spawn(failed_starts)
+        if worker.running is not None:
+            batch, chunk = worker.running
+            batch.attempts[chunk] += 1
+            if batch.attempts[chunk] >= self.max_retries:
+                raise EvaluationError(f"{batch.describe(chunk)} failed {batch.attempts[chunk]} attempts; "
+                                      f"last cause: {cause}")
+            self._queue.appendleft((batch, chunk))
