@@ -12,10 +12,9 @@ Every run goes end to end through `pipeline.run(..., address=cluster.address,
 workers=W)` with `wait_for_workers` (the pool's start is measured apart:
 seconds to the first ready actor and to all). Islands: `--islands` islands of
 lambda / islands children each, migrating every `--interval` generations
-(placed migrants sleep nothing and are not counted); `islands+steal` the same
-with `execution.steal` (idle actors take work from busy ones); `islands+lag` with
+(placed migrants sleep nothing and are not counted); `islands+lag` with
 `islands.lag = 1` (no island waits for another at a migration); `islands/16` (or
-`islands+steal/16`, ...) with `execution.chunk_size = 16`; `steady-state+islands`
+`islands+lag/16`) with `execution.chunk_size = 16`; `steady-state+islands`
 the same islands as steady-state ones (asynchronous, in the driver); `steady-state=8` (or
 `steady-state+islands=8`) with `execution.in_flight = 8`. In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
@@ -72,9 +71,8 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
     data = {"name": "scale-" + name, "problem": "sleepy:Sleepy",
             "seed": 1, "generations": args.generations, "problem_options": {"ms": ms, "sigma": sigma, "bits": 64},
             "genome": {"kind": "sleepy:Bits"}, "population": population, "execution": execution}
-    if algorithm.startswith("islands"):  # "islands+steal+lag/16": execution.steal, islands.lag = 1, chunks of 16
+    if algorithm.startswith("islands"):  # "islands+lag/16": islands.lag = 1, chunks of 16
         flags = algorithm.split("/")[0].split("+")[1:]
-        data["execution"]["steal"] = "steal" in flags
         if "/" in algorithm:
             data["execution"]["chunk_size"] = int(algorithm.split("/")[1])
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2, "lag": int("lag" in flags)}
@@ -291,7 +289,7 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["1024:20:0", "1024:20:1", "256:20:0", "1024:2:0"],
                         help="lambda:t_ms:sigma")
     parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"],
-                        help="mu+lambda, steady-state, islands, steady-state+islands; islands+steal, +lag, /16 "
+                        help="mu+lambda, steady-state, islands, steady-state+islands; islands+lag, /16 "
                              "(chunk size); steady-state=8 (execution.in_flight = 8)")
     parser.add_argument("--islands", type=int, default=8, help="island count for 'islands'")
     parser.add_argument("--interval", type=int, default=5, help="generations between migrations")

@@ -12,7 +12,7 @@ above), so its efficiency is the most generational islands can reach at that
 chunk size, on any machine. Smaller chunks shorten the tail but cost Ray calls:
 what bounds them is the CPU (`bench_scale_out.py`). With `--steal`, an actor
 left idle with nothing queued takes, after one hop, a queued chunk whole or
-the unstarted half of a running one (`stealing.py`), the one with the most
+the unstarted half of a running one (as the former island dispatcher's stealing did), the one with the most
 genomes first; the calls column counts those too.
 
     .venv/bin/python benchmarks/model_islands.py --workers 64 --chunks 1 2 4 8 16 --sigmas 0 1 --steal

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Mapping
 import pandas as pd
 
 from .records import RunDir
+from .records.population import alive, first_front, population, scored
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
 from .spec_notes import RunNote, resume_notes, run_notes
 
@@ -210,15 +211,7 @@ class Run:
             generations = range(generations, generations + 1)
         if generations is not None:
             generations = range(max(generations.start, 0), min(generations.stop, published.stop))
-        return self._scored(published if generations is None else generations, columns)
-
-    def _scored(self, generations: range, columns: list[str] | None = None,
-                ids: list[int] | None = None) -> pd.DataFrame:
-        frame = self._dir.read_individuals(generations, columns=columns, ids=ids)
-        for name, missing in (("viable", True), ("error", None)):
-            if name not in frame and (columns is None or name in columns) and not frame.empty:
-                frame[name] = missing
-        return frame
+        return scored(self._dir, published if generations is None else generations, columns)
 
     def generations(self) -> pd.DataFrame:
         """One row per generation: best/mean/std of each objective over the population, diversity, timing."""
@@ -228,34 +221,13 @@ class Run:
         """The members alive after `generation` (default: the last), best first, each with
         the objective values it had then (its latest evaluation up to that generation).
         Reads that generation's membership and those members' rows, nothing else."""
-        published = self._dir.published()
-        if not published:
-            return pd.DataFrame()
-        wanted = published[-1] if generation is None else generation
-        if wanted not in published:
-            raise ValueError(f"{self.path}: no generation {wanted} in this run (generations 0-{published[-1]})")
-        return self._alive(range(wanted, wanted + 1))
+        return population(self._dir, generation)
 
     def populations(self) -> pd.DataFrame:
         """Every generation's population: `population(g)` for all g, in one frame
         (`groupby("generation")` gives what generations.parquet summarises; island runs
         have each member's `island`, so `groupby(["generation", "island"])` gives each island's)."""
-        return self._alive(self._dir.published())
-
-    def _alive(self, generations: range) -> pd.DataFrame:
-        """The members alive after each of `generations`, with their latest scores up to then."""
-        ranks = self._dir.read_memberships(generations) if generations else pd.DataFrame()
-        if ranks.empty:
-            return pd.DataFrame()
-        ranks = ranks[["generation", "id", "rank"]]
-        ids = None if len(generations) > 1 else ranks["id"].tolist()
-        scored = self._scored(range(generations.stop), ids=ids)
-        if scored.empty:
-            return pd.DataFrame()
-        scored = scored.drop(columns=["run_id"]).rename(columns={"generation": "evaluated"})
-        merged = pd.merge_asof(ranks.sort_values("generation"), scored.sort_values("evaluated"),
-                               left_on="generation", right_on="evaluated", by="id", direction="backward")
-        return merged.sort_values(["generation", "rank"], kind="stable").reset_index(drop=True)
+        return alive(self._dir, self._dir.published())
 
     def pareto_front(self, generation: int | None = None) -> pd.DataFrame:
         """A Pareto run's non-dominated set: the viable members of `population(generation)`
@@ -264,16 +236,14 @@ class Run:
         if mode != "pareto":
             raise ValueError(f"{self.path}: pareto_front: only for objectives.mode = 'pareto' runs "
                              f"(this one is {mode!r}); best() is its hall of fame")
-        population = self.population(generation)
-        front = population[(population["rank"] == 0) & population["viable"].astype(bool)]
-        return front.sort_values("id").reset_index(drop=True)
+        return first_front(self.population(generation))
 
     def archive(self, generation: int | None = None) -> pd.DataFrame:
         """A MAP-Elites run's archive after `generation` (default: the last): one elite per filled
         cell, by `cell` (flat index), with its coordinates (`bin_<descriptor>`), fitness, descriptors."""
         from .archive import archive_frame
 
-        return archive_frame(self, generation)
+        return archive_frame(self._dir, self.spec, generation)
 
     def best(self, n: int | None = 1) -> pd.DataFrame:
         """The hall of fame from best.json, best first (`n=None`: all of it), each genome once:

@@ -14,8 +14,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .records.population import population
+from .records.rundir import RunDir
+
 if TYPE_CHECKING:
     from .api import Run
+    from .spec import RunSpec
 
 __all__ = ["ARCHIVE_PREFIX", "archive_frame", "cell_index", "elite_agent", "split_archive_name"]
 
@@ -43,13 +47,13 @@ def cell_index(bins: Sequence[int], cell: int | str | Sequence[int]) -> int:
     return int(np.ravel_multi_index(coordinates, bins))
 
 
-def archive_frame(run: Run, generation: int | None = None) -> pd.DataFrame:
+def archive_frame(rundir: RunDir, spec: RunSpec, generation: int | None = None) -> pd.DataFrame:
     """The elites after `generation` (default: the last), by cell, with each cell's coordinates."""
-    archive = run.spec.archive
+    archive = spec.archive
     if archive is None:
-        raise ValueError(f"{run.path}: archive: only map-elites runs have one "
-                         f"(population.algorithm is {run.spec.population.algorithm!r})")
-    elites = run.population(generation)
+        raise ValueError(f"{rundir.path}: archive: only map-elites runs have one "
+                         f"(population.algorithm is {spec.population.algorithm!r})")
+    elites = population(rundir, generation)
     elites = elites[elites["cell"].notna()].copy()
     elites["cell"] = elites["cell"].astype(int)
     coordinates = np.unravel_index(elites["cell"].to_numpy(), archive.bins)
@@ -62,7 +66,7 @@ def elite_agent(run: Run, cell: int | str | Sequence[int], rules: Any = None) ->
     """The elite of `cell` in the run's last archive, playing under `rules` (default: its board)."""
     from .hall_of_fame import genome_agent, read_best, saved_rules
 
-    elites = archive_frame(run)  # (raises: not a map-elites run)
+    elites = run.archive()  # (raises: not a map-elites run)
     index = cell_index(run.spec.archive.bins, cell)
     row = elites[elites["cell"] == index]
     if row.empty:

@@ -90,7 +90,8 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
     if spec.execution.eval_timeout is not None and spec.execution.workers != 0 \
             and on_runners(spec.population.algorithm, spec.islands):
         raise SpecError(f"{source}: execution.eval_timeout: not available for generational islands on Ray workers "
-                        "(their chunks go through a shared dispatcher); use workers = 0, or no [islands]")
+                        "(an island runner waits for its chunks without a per-genome timer); "
+                        "use workers = 0, or no [islands]")
     check_engine(spec, source)
     if spec.population.algorithm in ("nsga2", "nsga3") and spec.objectives.mode != "pareto":
         raise SpecError(f"{source}: population.algorithm: {spec.population.algorithm} needs objectives.mode = 'pareto'")

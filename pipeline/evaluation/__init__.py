@@ -37,7 +37,6 @@ def make_evaluator(
     expected_batches: int | None = None,
     code: bytes | None = None,
     wait_for_all: bool = False,
-    stealing: bool = False,
     eval_timeout: float | None = None,
     engine: str = "ray",
     **ray_options: Any,
@@ -61,8 +60,7 @@ def make_evaluator(
     it to pay, handing over once the actors are ready (`HandoverEvaluator`).
     `code`: a zip of the spec's own modules, unpacked on each actor before it
     builds the task. `wait_for_all`: return once every actor is ready (default:
-    once the first is; the others join as they come up). `stealing`: actors
-    that the island model's dispatcher can take work back from (`stealing.py`).
+    once the first is; the others join as they come up).
     `eval_timeout`: seconds a genome's evaluation may take before it fails (in-process a
     SIGALRM timer, `deadline.py`; on actors the driver kills and replaces a hung actor).
     """
@@ -81,7 +79,7 @@ def make_evaluator(
         return ProcessEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries, code=code,
                                 eval_timeout=eval_timeout)
     pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
-                        start_timeout=start_timeout, code=code, wait_for_all=wait_for_all, stealing=stealing,
+                        start_timeout=start_timeout, code=code, wait_for_all=wait_for_all,
                         eval_timeout=eval_timeout, **ray_options)
     return _ray_evaluator(task_spec, workers, address, connect_timeout, expected_batches, pool_options)
 

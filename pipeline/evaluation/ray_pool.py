@@ -39,7 +39,6 @@ from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_
 from .deadline import timeout_line
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
-from .stealing import Slice, Slices
 from .transport import pack, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
@@ -50,7 +49,6 @@ IN_FLIGHT_PER_ACTOR = 2  # with small chunks: one running, one queued behind it
 POLL_SECONDS = 0.5  # how often timeouts are checked while waiting
 Slot = tuple[Any, int, Any]  # an actor's handle, number and setup ref (`RayEvaluator.slots`)
 DEFAULT_ACTOR_OPTIONS = {"num_cpus": 1, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
-STEAL_GROUP = {"steal": 1}  # a thread of its own for `steal`, beside the one evaluating (`stealing.py`)
 
 
 class _TaskActor:
@@ -67,25 +65,6 @@ class _TaskActor:
         start = time.perf_counter()
         columns = narrowed(self.tasks.get(task_spec).evaluate, unpack(packed), seeds, "a chunk")
         return columns, time.perf_counter() - start
-
-
-class _StealingTaskActor(_TaskActor):
-    """A task actor that lets an idle one take the unstarted part of its chunk (`stealing.py`).
-    Its second thread (`STEAL_GROUP`) makes it cost about twice the CPU a second of a plain
-    actor (benchmarks/README.md, "Work stealing for islands"): a loss where actors share
-    cores, which is why `execution.steal` is off by default."""
-
-    def __init__(self) -> None:
-        self.slices = Slices()
-
-    def evaluate_range(self, ticket: int, packed: tuple | list, seeds: list[int], start: int,
-                       stop: int) -> list[Slice]:
-        """Genomes [start, stop) of a chunk, in slices, less what `steal` takes meanwhile."""
-        return self.slices.evaluate(self.tasks.get(None), ticket, unpack(packed), seeds, start, stop)
-
-    @ray.method(concurrency_group="steal")
-    def steal(self, ticket: int, start: int, stop: int) -> int:
-        return self.slices.steal(ticket, start, stop)
 
 
 @dataclass(eq=False)
@@ -105,11 +84,9 @@ class RayEvaluator(Evaluator):
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
-                 code: bytes | None = None, wait_for_all: bool = False, stealing: bool = False,
-                 eval_timeout: float | None = None, **actor_options: Any) -> None:
+                 code: bytes | None = None, wait_for_all: bool = False, eval_timeout: float | None = None, **actor_options: Any) -> None:
         self.workers = workers
         self.eval_timeout = eval_timeout  # seconds a genome: a chunk running longer is cut (`_time_out`)
-        self.stealing = stealing  # actors that let the island dispatcher steal (`stealing.py`)
         self.chunk_size = chunk_size
         self.max_retries = max_retries
         self.chunk_timeout = chunk_timeout
@@ -121,8 +98,7 @@ class RayEvaluator(Evaluator):
         self._code = None if code is None else ray.put(code)  # one copy in the object store, not one per actor
         self._owns_ray = owns_ray
         self._actor_options = {**DEFAULT_ACTOR_OPTIONS, **actor_options}
-        actor = ray.remote(concurrency_groups=STEAL_GROUP)(_StealingTaskActor) if stealing else ray.remote(_TaskActor)
-        self._remote = actor.options(**self._actor_options)
+        self._remote = ray.remote(_TaskActor).options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
         self._queue: deque[tuple[Batch, int]] = deque()  # chunks waiting for an actor

@@ -8,19 +8,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..archive import archive_frame
 from ..records.rundir import RunDir
+from ..spec import parse_spec
 from .common import RunLogs, generation_axis
 
 __all__ = ["archive_blocks", "archive_figures"]
 
 
 def heat_map(run: RunLogs) -> Figure:
-    from ..api import Run
-
-    opened = Run(run.path)
-    archive = opened.spec.archive
+    rundir = RunDir(run.path)
+    spec = parse_spec(run.meta["spec"], str(rundir.run_json), resolved=True, recorded=True)
+    archive = spec.archive
     generation = int(run.generations["generation"].max())
-    elites = opened.archive(generation)
+    elites = archive_frame(rundir, spec, generation)
     key = "fitness" if "fitness" in elites else run.best["primary"]
     names, bins = list(archive.descriptors), list(archive.bins)
     if len(names) == 1:
@@ -29,7 +30,7 @@ def heat_map(run: RunLogs) -> Figure:
     for _, elite in elites.iterrows():
         i, j = int(elite[f"bin_{names[0]}"]), int(elite[f"bin_{names[1]}"]) if names[1] else 0
         grid[i, j] = np.fmax(grid[i, j], float(elite[key]))
-    ranges = (RunDir(run.path).read_checkpoint() or {}).get("algorithm", {}).get("grid", {}).get("ranges")
+    ranges = (rundir.read_checkpoint() or {}).get("algorithm", {}).get("grid", {}).get("ranges")
     ranges = (list(ranges) + [[0.0, 1.0]])[:2] if ranges else [[0, bins[0]], [0, bins[1]]]
     fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
     image = ax.imshow(grid.T, origin="lower", cmap="viridis", aspect="auto", extent=(*ranges[0], *ranges[1]))

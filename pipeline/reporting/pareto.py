@@ -10,6 +10,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..records.population import first_front, population
+from ..records.rundir import RunDir
 from .common import RunLogs, generation_axis, value_axis
 
 __all__ = ["FRONT_ROWS", "front_blocks", "hypervolume_figure", "is_pareto", "pareto_figures"]
@@ -28,11 +30,9 @@ def _objectives(run: RunLogs) -> list[str]:
 
 def last_front(run: RunLogs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(population, front) after the last generation reported on."""
-    from ..api import Run
-
     generation = int(run.generations["generation"].max())
-    opened = Run(run.path)
-    return opened.population(generation), opened.pareto_front(generation)
+    members = population(RunDir(run.path), generation)
+    return members, first_front(members)
 
 
 def front_figure(run: RunLogs, population: pd.DataFrame, front: pd.DataFrame) -> Figure:
