@@ -84,7 +84,8 @@ class RayEvaluator(Evaluator):
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
-                 code: bytes | None = None, wait_for_all: bool = False, eval_timeout: float | None = None, **actor_options: Any) -> None:
+                 code: bytes | None = None, wait_for_all: bool = False, eval_timeout: float | None = None,
+                 **actor_options: Any) -> None:
         self.workers = workers
         self.eval_timeout = eval_timeout  # seconds a genome: a chunk running longer is cut (`_time_out`)
         self.chunk_size = chunk_size
