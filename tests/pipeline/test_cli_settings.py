@@ -189,7 +189,7 @@ def test_ray_stopped_under_a_run_fails_it_with_one_line_and_exit_1(tmp_path, mon
     monkeypatch.chdir(ROOT)
     out = tmp_path / "run"
     _stopped_under(monkeypatch, workers=2)
-    assert main(["run", TABLE, "--workers", "2", "--generations", "4", "--out", str(out)]) == 1
+    assert main(["run", TABLE, "--workers", "2", "--engine", "ray", "--generations", "4", "--out", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("evo run: Ray stopped under the run after generation 1 "
                                                "(SystemExit: 0)"), err

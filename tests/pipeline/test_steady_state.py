@@ -136,7 +136,7 @@ def test_on_ray_an_actor_killed_mid_run_loses_nothing_and_the_log_says_what_happ
 def test_a_driver_sigkilled_on_ray_resumes_on_ray_to_a_log_that_says_what_happened(tmp_path, ray_session):
     out = tmp_path / "killed"
     code = (f"import os, signal, pipeline; pipeline.run({SPEC!r}, out={str(out)!r}, workers=2, "
-            "execution__handover=False, "
+            "execution__handover=False, execution__engine='ray', "
             "on_generation=lambda row: row['generation'] == 4 and os.kill(os.getpid(), signal.SIGKILL))")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240,
                    env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
