@@ -16,7 +16,8 @@ lambda / islands children each, migrating every `--interval` generations
 `islands.lag = 1` (no island waits for another at a migration); `islands/16` (or
 `islands+lag/16`) with `execution.chunk_size = 16`; `steady-state+islands`
 the same islands as steady-state ones (asynchronous, in the driver); `steady-state=8` (or
-`steady-state+islands=8`) with `execution.in_flight = 8`. In the same run, the
+`steady-state+islands=8`) with `execution.in_flight = 8` (plain `steady-state`: the default
+`"auto"`; `steady-state=2`: the bound before it). In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes; the run's sleeps repeated to fill at least 10 s a worker), because W processes waking on 2 cores cost something by
@@ -290,7 +291,7 @@ def main() -> None:
                         help="lambda:t_ms:sigma")
     parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"],
                         help="mu+lambda, steady-state, islands, steady-state+islands; islands+lag, /16 "
-                             "(chunk size); steady-state=8 (execution.in_flight = 8)")
+                             "(chunk size); steady-state=8 (execution.in_flight = 8; default \"auto\")")
     parser.add_argument("--islands", type=int, default=8, help="island count for 'islands'")
     parser.add_argument("--interval", type=int, default=5, help="generations between migrations")
     parser.add_argument("--generations", type=int, default=20,

@@ -18,7 +18,7 @@ from .spec_checks import check_keys_apply, check_semantics
 from .spec_cma import CmaEs, check_cma_es
 from .spec_errors import SpecError, explain
 from .spec_islands import GENERATIONAL_ALGORITHMS, Islands, check_islands
-from .spec_execution import DEFAULT_IN_FLIGHT, Execution
+from .spec_execution import Execution, recorded_in_flight
 from .spec_log import Log
 from .spec_nim import Nim, nim_fingerprint_content
 from .spec_paths import read_spec_file, with_data_paths
@@ -310,11 +310,12 @@ def parse_spec(data: dict[str, Any], source: str = "spec", resolved: bool = Fals
     and its data paths are taken as they are.
     `recorded`: `data` is the spec of a run already started (run.json), which
     goes on as it began even where a new run would now be refused
-    (`spec_checks.pareto_survival`).
+    (`spec_checks.pareto_survival`); one recorded before a key existed keeps
+    the value it ran with (`recorded_in_flight`).
     `spec_dir`: the spec file's folder, which its data paths are relative to
     (None: the current folder), except `from_flags` keys (`spec_paths`)."""
     try:
-        spec = RunSpec.model_validate(data)
+        spec = RunSpec.model_validate(recorded_in_flight(data) if resolved else data)
     except ValidationError as exc:
         raise SpecError(explain(exc, source, RunSpec)) from None
     if not resolved:

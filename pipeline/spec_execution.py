@@ -3,18 +3,30 @@ Kept apart from spec.py."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["DEFAULT_IN_FLIGHT", "ENGINES", "Engine", "Execution"]
+__all__ = ["DEFAULT_IN_FLIGHT", "ENGINES", "Engine", "Execution", "FIXED_IN_FLIGHT", "recorded_in_flight"]
 
 Engine = Literal["auto", "ray", "processes", "in-process"]  # `engines.chosen_engine` says what each means
 ENGINES: tuple[str, ...] = get_args(Engine)
 
 
-# `[execution] in_flight`'s default: the bound steady-state always had (old specs mean the same)
-DEFAULT_IN_FLIGHT = 2
+# `[execution] in_flight`'s default: chosen from the measured evaluation time and the workers
+# (`evolution.async_loop.auto_in_flight`), never fewer than FIXED_IN_FLIGHT
+DEFAULT_IN_FLIGHT = "auto"
+# the bound before "auto": what a run.json recorded without the key resumes with (`recorded_in_flight`)
+FIXED_IN_FLIGHT = 2
+
+
+def recorded_in_flight(spec: dict[str, Any]) -> dict[str, Any]:
+    """A resolved spec (run.json) of a run made before `in_flight` existed keeps the bound it ran
+    with, FIXED_IN_FLIGHT, not today's default: a resumed run goes on as it began."""
+    execution = spec.get("execution")
+    if not isinstance(execution, dict) or "in_flight" in execution:
+        return spec
+    return {**spec, "execution": {**execution, "in_flight": FIXED_IN_FLIGHT}}
 
 
 class Execution(BaseModel):
@@ -34,9 +46,11 @@ class Execution(BaseModel):
                                    "(default: work starts on the first ready actor, the rest join as they come)")
     steal: bool = Field(False, description="accepted for old specs, no longer used: islands on Ray send "
                         "their chunks to actors of their own")
-    in_flight: int = Field(DEFAULT_IN_FLIGHT, ge=1, le=1000, description="asynchronous algorithms on Ray: children in flight "
-                           "at most, in generations (`offspring` arrivals, of all islands); more lets larger "
-                           "batches through where evaluations are short and workers many, for staler parents")
+    in_flight: Annotated[int, Field(ge=1, le=1000)] | Literal["auto"] = Field(
+        DEFAULT_IN_FLIGHT, description="asynchronous algorithms on Ray or processes: children in flight at most, in "
+        "generations (`offspring` arrivals, of all islands); more lets larger batches through where evaluations "
+        "are short and workers many, for staler parents; auto: from the measured evaluation time and the "
+        "workers, 2 to 16 (2 where evaluations are long)")
     engine: Engine = Field(
         "auto", description="what evaluates: auto (a cluster, generational islands or a Ray already running: Ray; "
         "else on this machine a process pool), ray, processes (this machine's), in-process (as workers = 0)")
@@ -56,3 +70,12 @@ class Execution(BaseModel):
         if isinstance(value, str) and value.isdigit() and int(value) <= 1024:
             return int(value)  # from the command line
         raise ValueError('must be "auto" or an integer from 0 to 1024')
+
+    @field_validator("in_flight", mode="before")
+    @classmethod
+    def _in_flight_count_or_auto(cls, value: Any) -> int | str:
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000):
+            return value
+        if isinstance(value, str) and value.isdigit() and 1 <= int(value) <= 1000:
+            return int(value)  # from the command line
+        raise ValueError('must be "auto" or an integer from 1 to 1000')

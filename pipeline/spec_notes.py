@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .spec import DEFAULT_IN_FLIGHT
 from .spec_checks import pareto_survival
+from .spec_execution import DEFAULT_IN_FLIGHT, FIXED_IN_FLIGHT
 from .spec_islands import GENERATIONAL_ALGORITHMS
 
 if TYPE_CHECKING:
@@ -47,7 +47,9 @@ def unused_in_flight_note(execution: Mapping[str, Any], algorithm: Any) -> str |
     generational one (its own barrier) and an in-process run (one child at a time) never use it.
     A plug-in algorithm may be asynchronous: not said."""
     in_process = execution.get("workers", 2) == 0
-    if execution.get("in_flight", DEFAULT_IN_FLIGHT) == DEFAULT_IN_FLIGHT or not (in_process or algorithm in GENERATIONAL_ALGORITHMS):
+    # the default, or the bound a run recorded before "auto" spells out (FIXED_IN_FLIGHT): nothing asked
+    unasked = execution.get("in_flight", DEFAULT_IN_FLIGHT) in (DEFAULT_IN_FLIGHT, FIXED_IN_FLIGHT)
+    if unasked or not (in_process or algorithm in GENERATIONAL_ALGORITHMS):
         return None
     why = ("in-process (workers = 0) one child at a time is bred, scored and told" if in_process
            else f"{algorithm} waits for each generation")

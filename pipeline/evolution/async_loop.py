@@ -15,11 +15,14 @@ max(`BATCH_SECONDS`, 0.004 W) s of evaluation, so the driver's cost per call
 stays a small share of its time. What is in flight is bounded twice: two
 batches a worker (one running, the next beside it), and `in_flight`
 generations' children in all (how stale a parent can be; `[execution]
-in_flight`, default 2), so a batch holds at most in_flight x a generation's
+in_flight`), so a batch holds at most in_flight x a generation's
 arrivals / W members (and one island's `offspring`). Where evaluations are
 short and workers many that cap makes the batches small and the calls many
 (W = 64, t = 2 ms, lambda = 1,024: 32 members, a call every 1 ms); a larger
-`in_flight` trades staler parents for fewer calls.
+`in_flight` trades staler parents for fewer calls. The default, `"auto"`,
+chooses it from the measured evaluation time and the workers
+(`auto_in_flight`): W = 64, t = 2 ms, lambda = 1,024 gets 8 (0.98 of the
+ceiling on 16 cores against 0.49 with 2), long evaluations keep 2.
 Where the evaluation is so short that the time asks for more than half of
 that, fewer, larger batches are in flight (down to one a worker): the same
 staleness with fewer calls, which is what the driver runs out of at t = 2 ms
@@ -46,7 +49,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..evaluation.timing import SecondsPerMember
-from ..spec_execution import DEFAULT_IN_FLIGHT
+from ..spec_execution import DEFAULT_IN_FLIGHT, FIXED_IN_FLIGHT
 from .algorithms import AsynchronousAlgorithm
 from .loop import Hook, Loop, Recording
 from .members import Member
@@ -54,13 +57,14 @@ from .scoring import Scorer
 from .state import State
 from .tracking import Tracker
 
-__all__ = ["AsyncLoop"]
+__all__ = ["AsyncLoop", "auto_in_flight"]
 
 BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83-0.93 of 1-8 workers busy, 0.2 0.93-0.97) ...
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W
 # workers finishing a batch every 0.004 W s take at most a quarter of its time
 IN_FLIGHT_PER_WORKER = 2  # batches a worker holds at most
 WORKERS_PER_BATCH_AHEAD = 8  # a batch more in flight for every 8 workers, where the bounds leave one a worker
+AUTO_MOST_IN_FLIGHT = 16  # generations' children in flight "auto" chooses at most (W = 128, t = 2 ms, lambda = 2,048)
 _BATCH_STREAM = 2  # variation draws of batch b: SeedSequence([seed, b, 2]), apart from generations' stream 1
 
 
@@ -68,21 +72,44 @@ def batch_rng(seed: int, batch: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, batch, _BATCH_STREAM]))
 
 
+def auto_in_flight(seconds_per_member: float | None, workers: int, offspring: int) -> int:
+    """`[execution] in_flight = "auto"`: the fewest generations' children in flight whose share per
+    worker holds a batch of CALL_SECONDS_PER_WORKER x W s of evaluation, so the driver's calls
+    (~1 ms each, W workers each back once a batch) take at most a quarter of its time; from
+    FIXED_IN_FLIGHT (long evaluations: parents as fresh as before "auto") to AUTO_MOST_IN_FLIGHT.
+    `offspring`: a generation's arrivals; until an evaluation time is measured, FIXED_IN_FLIGHT."""
+    if not seconds_per_member or seconds_per_member <= 0 or workers <= 0 or offspring <= 0:
+        return FIXED_IN_FLIGHT
+    batch = CALL_SECONDS_PER_WORKER * workers / seconds_per_member  # members a batch should hold
+    generations = math.ceil(batch * workers / offspring * (1 - 1e-9))  # 8.000000001 is 8
+    return min(AUTO_MOST_IN_FLIGHT, max(FIXED_IN_FLIGHT, generations))
+
+
 class AsyncLoop(Loop):
     """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
 
     def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
-                 seed: int, hooks: list[Hook] | None = None, in_flight: int = DEFAULT_IN_FLIGHT) -> None:
+                 seed: int, hooks: list[Hook] | None = None, in_flight: int | str = DEFAULT_IN_FLIGHT) -> None:
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
-        workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
-        # children in flight at most: `in_flight` generations' arrivals (`[execution] in_flight`)
-        self.workers, self.stale_children = workers, in_flight * self.offspring
-        # a batch is of one island: at most its share of the children in flight
-        self.max_batch = 1 if workers == 0 else max(1, min(self.stale_children // workers, settings.offspring))
-        self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * workers)
+        self.island_offspring = settings.offspring
+        self.workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
+        self.in_flight = in_flight  # `[execution] in_flight`: generations, or "auto" (`auto_in_flight`)
+        self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * self.workers)
         self._per_member = SecondsPerMember()
+
+    @property
+    def stale_children(self) -> int:
+        """Children in flight at most: `in_flight` generations' arrivals."""
+        generations = (auto_in_flight(self._per_member.value, self.workers, self.offspring)
+                       if self.in_flight == "auto" else int(self.in_flight))
+        return generations * self.offspring
+
+    @property
+    def max_batch(self) -> int:
+        """A batch is of one island: at most its share of the children in flight (one in-process)."""
+        return 1 if self.workers == 0 else max(1, min(self.stale_children // self.workers, self.island_offspring))
 
     def run(self, state: State) -> tuple[State, str]:
         pending: dict[int, list[Member]] = {}

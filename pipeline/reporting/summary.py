@@ -12,7 +12,8 @@ import html
 import numbers
 from typing import Any
 
-from ..spec import DEFAULT_IN_FLIGHT
+from ..evolution.async_loop import auto_in_flight
+from ..spec_execution import FIXED_IN_FLIGHT
 from .common import DIVERSITY, DIVERSITY_SCALE, USER_KIND_DIVERSITY, RunLogs, constant_objectives
 from .archive import archive_blocks
 from .pareto import front_blocks
@@ -137,7 +138,9 @@ def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | 
     actors = (f"{use.workers} Ray actor{'s' if use.workers != 1 else ''} "
               f"on {use.nodes} node{'s' if use.nodes != 1 else ''}")
     text = f"{actors} scored {use.evaluations:,} evaluations in {use.generations:,} generations after generation 0."
-    in_flight = int(execution.get("in_flight", DEFAULT_IN_FLIGHT))  # run.json of before the key: the default
+    in_flight = execution.get("in_flight", FIXED_IN_FLIGHT)  # run.json of before the key: the bound it had
+    if in_flight == "auto":  # what the run's mean evaluation time chose, a generation its evaluations
+        in_flight = auto_in_flight(use.seconds_per_evaluation, use.workers, use.evaluations // max(use.generations, 1))
     if algorithm == "steady-state" and use.generations < SETTLED_IN_FLIGHTS * in_flight:
         return [("h2", "Workers"), ("p", text + (
             f" The run is too short to say how busy they were: up to {in_flight} generations' children were in "

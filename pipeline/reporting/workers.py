@@ -41,6 +41,7 @@ class WorkerUse:
     generations: int  # generations counted
     evaluations: int  # evaluations in them
     busy: float  # seconds in evaluation calls / (actors present x wall seconds), over those generations
+    seconds_per_evaluation: float | None = None  # their mean evaluation seconds
 
 
 def worker_use_of(run_dir: str, generations: pd.DataFrame) -> WorkerUse | None:
@@ -75,4 +76,5 @@ def worker_use(individuals: pd.DataFrame, generations: pd.DataFrame) -> WorkerUs
     capacity = float((present * wall.reindex(counted).to_numpy()).sum())
     return WorkerUse(workers=len(spans), nodes=len({label.rpartition("/")[2] for label in spans.index}),
                      generations=len(counted), evaluations=len(rows),
-                     busy=float(rows["eval_seconds"].sum()) / capacity)
+                     busy=float(rows["eval_seconds"].sum()) / capacity,
+                     seconds_per_evaluation=float(rows["eval_seconds"].mean()))
