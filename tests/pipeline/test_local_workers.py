@@ -98,7 +98,7 @@ def test_results_already_back_when_the_driver_waits_end_the_wait():
 
 def test_the_log_is_the_same_in_process_and_on_the_pool(tmp_path):
     local = _run(tmp_path / "local", workers=0, generations=3)
-    pooled = _run(tmp_path / "pooled", workers=2, generations=3, execution__chunk_size=3)
+    pooled = _run(tmp_path / "pooled", workers=2, generations=3, execution__chunk_size=3, execution__engine="processes")
     assert run_digests(local.path) == run_digests(pooled.path)
     assert pooled.individuals()["worker"].str.startswith("process-").any()
     seconds = json.loads((pooled.path / "run.json").read_text())["worker_seconds"]
@@ -109,7 +109,7 @@ def test_the_log_is_the_same_in_process_and_on_the_pool(tmp_path):
 def test_a_hung_evaluation_on_the_pool_fails_only_the_hung_genome(tmp_path):
     settings = dict(generations=1, problem_options__hang=True, execution__eval_timeout=0.5)
     local = _run(tmp_path / "local", workers=0, **settings)
-    pooled = _run(tmp_path / "pooled", workers=2, execution__chunk_size=4, **settings)
+    pooled = _run(tmp_path / "pooled", workers=2, execution__chunk_size=4, execution__engine="processes", **settings)
     assert (pooled.individuals()["error"] == "timeout after 0.5 s").any()
     assert run_digests(local.path) == run_digests(pooled.path)
 
