@@ -71,19 +71,21 @@ def ray_start(workers: int) -> str:
 
 def second_run(workers: int, tmp: Path, engine: str = "auto", root: Path = ROOT) -> str:
     """Two `pipeline.run`s of runs/nim-rules.toml in one process (`engine`; "ray": the embedded
-    Ray, no hand-over): each one's workers ready, and the wall time to the end of the second."""
+    Ray, no hand-over): each one's first evaluation and workers ready (from the run's start, and
+    from the pool's), and the wall time to the end of the second."""
     flags = "" if engine == "auto" else f"execution__engine={engine!r}, execution__handover=False, "
     code = ("import json, time, pipeline\n"
             "start = time.perf_counter()\n"
             "for n in (1, 2):\n"
             f"    path = pipeline.run('runs/nim-rules.toml', workers={workers}, generations=2, {flags}"
             f"out='{tmp}/again' + str(n), force=True).path\n"
-            "    print(json.load(open(path / 'run.json'))['worker_seconds']['workers_ready'], end=' ')\n"
+            "    seconds = json.load(open(path / 'run.json'))['worker_seconds']\n"
+            "    print(seconds['first_evaluation'], seconds['workers_ready'], end=' ')\n"
             "print(time.perf_counter() - start)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=root, check=True, capture_output=True, text=True)
-    first, second, wall = done.stdout.split()
-    return (f"{engine}: workers ready: first run {float(first):.2f} s, second run {float(second):.2f} s "
-            f"(both runs {float(wall):.1f} s)")
+    first, ready, again, ready_again, wall = map(float, done.stdout.split())
+    return (f"{engine}: first evaluation / workers ready: first run {first:.2f} / {ready:.2f} s, "
+            f"second run {again:.2f} / {ready_again:.2f} s (both runs {wall:.1f} s)")
 
 
 def main() -> None:
