@@ -18,7 +18,7 @@ from .core import ERROR, Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .engines import chosen_engine, ray_initialized
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
-from .ray_embedded import warm_for
+from .ray_embedded import parked_key, parker, unpark, warm_for
 from .ray_gcs import ClusterLost
 
 __all__ = ["ERROR", "ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
@@ -101,11 +101,17 @@ def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_t
         return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
                                  start_ray=lambda: connect(None, cpus, connect_timeout),
                                  eval_timeout=pool_options["eval_timeout"])
+    key = parked_key(task_spec, workers, pool_options)
+    parked = unpark(key) if embedded else None
+    if parked is not None:  # the last run's pool on our warm Ray, its task built: ready at once
+        return parked.reopen()
     started = connect(address, cpus, connect_timeout)
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 
-    # A cluster joined is left by close(); our embedded Ray stays warm for the next run.
-    return RayEvaluator(task_spec, workers, owns_ray=started and not embedded, **pool_options)
+    # A cluster joined is left by close(); our embedded Ray stays warm, its pool parked, for the next run.
+    pool = RayEvaluator(task_spec, workers, owns_ray=started and not embedded, **pool_options)
+    pool.park = parker(key) if embedded else None
+    return pool
 
 
 def _auto_workers(address: str | None, connect_timeout: float, per_actor: float, engine: str) -> int:

@@ -5,7 +5,8 @@ Ray's own start (seconds: `ray.init`, then each actor's worker process) and stop
 many. So the embedded Ray a run starts is not shut down when the run ends: the
 next run in the process reuses it if it holds enough CPUs (else it is restarted
 with more), and it stops at interpreter exit (for `evo run`, after the done line)
-or on `pipeline.shutdown()`. It is marked as ours, so `engine = "auto"` does not
+or on `pipeline.shutdown()`. The actor pool is kept too (parked, its task built),
+for a next run of the same task with the same workers and options. It is marked as ours, so `engine = "auto"` does not
 take it for a Ray the user started (which means "evaluate on Ray"), and joining
 a cluster first stops it. Without a dashboard, and with usage stats off, it runs
 the components a run needs: Ray 2.60's `ray.init` offers no switch for the rest.
@@ -14,14 +15,19 @@ the components a run needs: Ray 2.60's `ray.init` offers no switch for the rest.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import pickle
 import sys
+from typing import Any, Callable
 
 from .ray_connect import import_ray, start_local_ray
 
-__all__ = ["embedded_ray", "is_ours", "shutdown_embedded", "embedded_starts", "warm_for"]
+__all__ = ["embedded_ray", "is_ours", "shutdown_embedded", "embedded_starts", "warm_for", "parked_key", "unpark",
+           "parker"]
 
 # The GCS of the Ray we started (None: none), its CPUs, and how many times one was started.
 _ours: dict = {"gcs": None, "cpus": 0, "starts": 0, "atexit": False}
+_parked: dict[str, Any] = {}  # key (`parked_key`) -> an actor pool idle between runs
 
 
 def _current_gcs() -> str | None:
@@ -56,8 +62,29 @@ def embedded_ray(num_cpus: int) -> bool:
     return True
 
 
+def parked_key(*parts: Any) -> str:
+    """What a parked pool must match to serve a run: its task, workers and options."""
+    return hashlib.sha256(pickle.dumps(parts)).hexdigest()
+
+
+def unpark(key: str) -> Any:
+    """The pool parked under `key` (None: none); any other parked pool is discarded, since its
+    actors hold CPUs of our Ray that the new pool needs."""
+    pool = _parked.pop(key, None)
+    for other in _parked.values():
+        other.discard()
+    _parked.clear()
+    return pool if pool is not None and is_ours() else None
+
+
+def parker(key: str) -> Callable[[Any], None]:
+    """The `park` of a pool on our Ray: its close() keeps it under `key` for the next run."""
+    return lambda pool: _parked.__setitem__(key, pool)
+
+
 def shutdown_embedded() -> None:
-    """Stop our embedded Ray if it runs; a Ray the user started is left alone."""
+    """Stop our embedded Ray (and the pools parked on it) if it runs; a user's Ray is left alone."""
+    _parked.clear()
     if is_ours():
         sys.modules["ray"].shutdown()
     _ours.update(gcs=None, cpus=0)

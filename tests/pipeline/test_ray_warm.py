@@ -12,8 +12,9 @@ RUNS = Path(__file__).resolve().parents[2] / "runs"
 
 
 @pytest.mark.timeout(240)
-def test_a_second_ray_run_in_one_process_reuses_the_embedded_ray_and_auto_still_picks_processes(tmp_path):
-    """One fresh interpreter (Ray starts are slow): two runs, one Ray start; then shutdown() stops it."""
+def test_a_second_ray_run_in_one_process_reuses_the_embedded_ray_and_pool_and_auto_still_picks_processes(tmp_path):
+    """One fresh interpreter (Ray starts are slow): two runs, one Ray start, one actor pool; then
+    shutdown() stops them."""
     code = (
         "import json, ray, pipeline\n"
         "from pipeline.evaluation.engines import chosen_engine\n"
@@ -21,14 +22,18 @@ def test_a_second_ray_run_in_one_process_reuses_the_embedded_ray_and_auto_still_
         "runs = [pipeline.run(" + repr(str(RUNS / "setcover-1000.toml")) + ", generations=1, workers=1, "
         "execution__engine='ray', execution__handover=False, force=True, "
         f"out={str(tmp_path)!r} + '/run' + str(n)) for n in (1, 2)]\n"
-        "workers = [set(run.individuals()['worker'].str.split('@').str[0].str[:6]) for run in runs]\n"
+        "workers = [set(run.individuals()['worker']) for run in runs]\n"
+        "ready = [json.load(open(run.path / 'run.json'))['worker_seconds']['workers_ready'] for run in runs]\n"
         "warm = {'starts': embedded_starts(), 'ours': is_ours(), 'up': ray.is_initialized(),\n"
         "        'auto': chosen_engine('auto', 2)}\n"
         "pipeline.shutdown()\n"
-        "print(json.dumps({**warm, 'workers': [sorted(w) for w in workers], 'after': ray.is_initialized()}))\n"
+        "print(json.dumps({**warm, 'workers': [sorted(w) for w in workers], 'ready': ready,\n"
+        "                  'after': ray.is_initialized()}))\n"
     )
     out = run_python(code, timeout=220)
-    assert out["workers"] == [["actor-"], ["actor-"]]  # both runs evaluated on Ray actors
+    first, second = out["workers"]
+    assert first == second and first[0].startswith("actor-1@")  # both runs on the same Ray actor,
+    assert out["ready"][1] == 0.0  # ... parked between them with its task built: ready at once
     assert out["starts"] == 1 and out["ours"] and out["up"]  # ... of one embedded Ray, kept warm
     assert out["auto"] == "processes"  # our warm Ray is no user's Ray: auto still picks the pool
     assert out["after"] is False  # pipeline.shutdown() stopped it
