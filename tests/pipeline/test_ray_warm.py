@@ -44,3 +44,23 @@ def test_shutdown_leaves_a_ray_the_user_started(ray_session):
 
     pipeline.shutdown()
     assert ray_session.is_initialized()
+
+
+def test_a_run_of_another_task_discards_the_parked_pool(monkeypatch):
+    """A parked pool's actors hold CPUs of our Ray: only one of the same key is kept."""
+    from pipeline.evaluation import ray_embedded
+
+    class Pool:
+        discarded = False
+
+        def discard(self) -> None:
+            self.discarded = True
+
+    monkeypatch.setattr(ray_embedded, "is_ours", lambda: True)
+    same, other = ray_embedded.parked_key({"task": 1}, 2, {}), ray_embedded.parked_key({"task": 2}, 2, {})
+    assert same != other and same == ray_embedded.parked_key({"task": 1}, 2, {})
+    kept, stale = Pool(), Pool()
+    ray_embedded.parker(same)(kept)
+    ray_embedded.parker(other)(stale)
+    assert ray_embedded.unpark(same) is kept and not kept.discarded
+    assert stale.discarded and ray_embedded.unpark(other) is None
