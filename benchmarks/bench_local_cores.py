@@ -9,7 +9,8 @@ within the round (the machine is shared and noisy: only same-round ratios mean
 anything) and whether the log equals the in-process one (`tests/golden/digest`:
 every column but timing and worker). Then Ray's own start on this machine
 (`ray.init`, W actors ready, shutdown) and a second `pipeline.run` in one
-Python process (its workers' readiness).
+Python process (its workers' readiness), on the default pool and on the
+embedded Ray, which the second run finds warm (`ray_embedded`).
 
     .venv/bin/python benchmarks/bench_local_cores.py --rounds 2 --workers 2 [--specs all] [--no-handover]
 """
@@ -68,16 +69,23 @@ def ray_start(workers: int) -> str:
     return done.stdout.strip()
 
 
-def second_run(workers: int, tmp: Path) -> str:
-    """Two `pipeline.run`s of runs/nim-rules.toml in one process: each one's workers ready, in seconds."""
-    code = ("import json, pipeline\n"
+def second_run(workers: int, tmp: Path, engine: str = "auto", root: Path = ROOT) -> str:
+    """Two `pipeline.run`s of runs/nim-rules.toml in one process (`engine`; "ray": the embedded
+    Ray, no hand-over): each one's first evaluation and workers ready (from the run's start, and
+    from the pool's), and the wall time to the end of the second."""
+    flags = "" if engine == "auto" else f"execution__engine={engine!r}, execution__handover=False, "
+    code = ("import json, time, pipeline\n"
+            "start = time.perf_counter()\n"
             "for n in (1, 2):\n"
-            f"    path = pipeline.run('runs/nim-rules.toml', workers={workers}, generations=2, "
+            f"    path = pipeline.run('runs/nim-rules.toml', workers={workers}, generations=2, {flags}"
             f"out='{tmp}/again' + str(n), force=True).path\n"
-            "    print(json.load(open(path / 'run.json'))['worker_seconds']['workers_ready'], end=' ')\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True)
-    first, second = done.stdout.split()
-    return f"workers ready: first run {float(first):.2f} s, second run {float(second):.2f} s"
+            "    seconds = json.load(open(path / 'run.json'))['worker_seconds']\n"
+            "    print(seconds['first_evaluation'], seconds['workers_ready'], end=' ')\n"
+            "print(time.perf_counter() - start)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, check=True, capture_output=True, text=True)
+    first, ready, again, ready_again, wall = map(float, done.stdout.split())
+    return (f"{engine}: first evaluation / workers ready: first run {first:.2f} / {ready:.2f} s, "
+            f"second run {again:.2f} / {ready_again:.2f} s (both runs {wall:.1f} s)")
 
 
 def main() -> None:
@@ -110,7 +118,8 @@ def main() -> None:
                                  + (f", workers ready {ready:.1f} s" if ready is not None else "") + ")")
                 print(f"{spec}: round {r + 1}, load {os.getloadavg()[0]:.1f}: " + "; ".join(parts), flush=True)
         print(ray_start(args.workers), flush=True)
-        print(second_run(args.workers, tmp), flush=True)
+        for engine in ("auto", "ray"):
+            print(second_run(args.workers, tmp, engine), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

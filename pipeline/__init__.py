@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_API = ("run", "resume", "open_run", "load_agent", "Run", "OnGeneration")
+_API = ("run", "resume", "open_run", "load_agent", "shutdown", "Run", "OnGeneration")
 _EXCEPTIONS = {  # errors, and the warning the API gives its notes as
     "SpecError": "spec", "RunExists": "runner", "RunDirError": "rundir", "RunNote": "spec_notes"}
 

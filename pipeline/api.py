@@ -28,7 +28,7 @@ from .records.population import alive, first_front, population, scored
 from .spec import RunSpec, apply_overrides, load_spec, parse_spec
 from .spec_notes import RunNote, resume_notes, run_notes
 
-__all__ = ["Run", "run", "resume", "open_run", "load_agent", "OnGeneration"]
+__all__ = ["Run", "run", "resume", "open_run", "load_agent", "shutdown", "OnGeneration"]
 
 # Called after each generation with its row of generations.parquet; returning True stops
 # the run there (run.json: status "finished", stop_reason "callback"; `resume` goes on).
@@ -97,6 +97,14 @@ def resume(path: str | Path, *, on_generation: OnGeneration | None = None, progr
     with _callbacks(on_generation, progress) as (callback, on_start):
         done = resume_run(path, on_generation=callback, on_start=on_start, overrides=overrides, on_note=repaired)
     return Run(done)
+
+
+def shutdown() -> None:
+    """Stop the embedded Ray that runs with `engine = "ray"` keep warm for the next run in this
+    process (it also stops at exit); a Ray you started yourself is left alone."""
+    from .evaluation.ray_embedded import shutdown_embedded
+
+    shutdown_embedded()
 
 
 def _resume_notes(path: str | Path, overrides: Mapping[str, Any]) -> list[str]:

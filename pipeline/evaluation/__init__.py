@@ -18,6 +18,7 @@ from .core import ERROR, Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .engines import chosen_engine, ray_initialized
 from .local import LocalEvaluator
 from .ray_connect import DEFAULT_CONNECT_TIMEOUT, ClusterUnreachable, cluster_address, connect
+from .ray_embedded import parked_key, parker, unpark, warm_for
 from .ray_gcs import ClusterLost
 
 __all__ = ["ERROR", "ClusterLost", "ClusterUnreachable", "Evaluated", "Evaluator", "EvaluationError", "evaluation_seeds",
@@ -45,8 +46,8 @@ def make_evaluator(
     or with `engine="processes"` `workers` local processes (`engines.chosen_engine`: "auto").
 
     `workers="auto"`: one actor per CPU of the cluster (or of this machine);
-    `address=None` starts an embedded Ray (loopback, CPUs for `workers` actors) that
-    `close()` shuts down, unless RAY_ADDRESS names a cluster (a Ray Job's driver);
+    `address=None` starts an embedded Ray (loopback, CPUs for `workers` actors), kept warm
+    for the next evaluator until exit (`ray_embedded`), unless RAY_ADDRESS names a cluster;
     "auto", "host:port" or "ray://host:port" joins a cluster that is left running,
     within `connect_timeout` seconds (else `ClusterUnreachable`, one line).
     A Ray already initialised in this process is reused as is.
@@ -88,21 +89,29 @@ def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_t
                    expected_batches: int | None, pool_options: dict) -> Evaluator:
     """The pool of `workers` actors, or on an embedded Ray the hand-over to it (`make_evaluator`)."""
     cpus = math.ceil(workers * pool_options.get("num_cpus", 1))
-    if expected_batches is not None and cluster_address(address) is None and not ray_initialized():
+    embedded = cluster_address(address) is None and not ray_initialized()
+    if expected_batches is not None and embedded and not warm_for(cpus):  # a warm Ray's start is paid
         from .handover import HandoverEvaluator
 
         def start_pool() -> Evaluator:
             from .ray_pool import RayEvaluator
 
-            return RayEvaluator(task_spec, workers, owns_ray=True, **pool_options)
+            return RayEvaluator(task_spec, workers, **pool_options)  # the embedded Ray stays warm
 
         return HandoverEvaluator(task_spec, workers, start_pool, expected_batches,
                                  start_ray=lambda: connect(None, cpus, connect_timeout),
                                  eval_timeout=pool_options["eval_timeout"])
+    key = parked_key(task_spec, workers, pool_options)
+    parked = unpark(key) if embedded else None
+    if parked is not None:  # the last run's pool on our warm Ray, its task built: ready at once
+        return parked.reopen()
     started = connect(address, cpus, connect_timeout)
     from .ray_pool import RayEvaluator  # imports Ray: only after connect() chose loopback or not
 
-    return RayEvaluator(task_spec, workers, owns_ray=started, **pool_options)
+    # A cluster joined is left by close(); our embedded Ray stays warm, its pool parked, for the next run.
+    pool = RayEvaluator(task_spec, workers, owns_ray=started and not embedded, **pool_options)
+    pool.park = parker(key) if embedded else None
+    return pool
 
 
 def _auto_workers(address: str | None, connect_timeout: float, per_actor: float, engine: str) -> int:

@@ -14,13 +14,15 @@ import sys
 
 from ..spec_execution import ENGINES
 from .ray_connect import cluster_address
+from .ray_embedded import is_ours
 
 __all__ = ["chosen_engine", "ray_initialized"]
 
 
 def ray_initialized() -> bool:
-    """A Ray already initialised in this process (without importing Ray to ask)."""
-    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    """A Ray the user initialised in this process (without importing Ray to ask); our embedded
+    Ray kept warm from an earlier run (`ray_embedded`) does not count."""
+    return "ray" in sys.modules and sys.modules["ray"].is_initialized() and not is_ours()
 
 
 def chosen_engine(engine: str, workers: int | str, address: str | None = None, runners: bool = False) -> str:

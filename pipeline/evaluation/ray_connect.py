@@ -80,18 +80,20 @@ def connect(address: str | None, num_cpus: int, timeout: float = DEFAULT_CONNECT
 
     An already initialised Ray (a test session, a notebook) is reused whatever
     `address` says. No address (and no RAY_ADDRESS) starts an embedded Ray with
-    `num_cpus`; anything else ("auto", "ray://host:10001", "host:6379") joins
+    `num_cpus`, or reuses the one kept warm (`ray_embedded`); anything else ("auto", "ray://host:10001", "host:6379") joins
     that cluster within `timeout` seconds or raises `ClusterUnreachable`.
     """
+    from .ray_embedded import embedded_ray, is_ours, shutdown_embedded
+
     address = cluster_address(address)
     if address is None:
         ray = import_ray(loopback=True)
-        if ray.is_initialized():
+        if ray.is_initialized() and not is_ours():
             return False
-        start_local_ray(num_cpus)
-        return True
+        return embedded_ray(num_cpus)
     host, port = _host_port(address)
     ray = import_ray(loopback=host is not None and _is_loopback(host))
+    shutdown_embedded()  # our warm embedded Ray gives way to the cluster
     if ray.is_initialized():
         return False
     deadline = time.monotonic() + timeout

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import ray
 from ray.exceptions import RayError, RayTaskError
@@ -109,6 +109,7 @@ class RayEvaluator(Evaluator):
         self._numbers = 0
         self._failures = 0
         self._closed = False
+        self.park: Callable[[RayEvaluator], None] | None = None  # set: close() hands the pool to it
         self._watch = GcsWatch(current_gcs())  # a lost head or GCS: ClusterLost, not Ray's 60 s exit
         try:
             for _ in range(workers):
@@ -179,12 +180,30 @@ class RayEvaluator(Evaluator):
                 actor.running.clear()
             raise
 
+    def reopen(self) -> "RayEvaluator":
+        """This parked pool back in service for a new run of its task: actors kept, bookkeeping fresh."""
+        self._closed = False
+        self.started = time.monotonic()
+        self.first_ready = self.all_ready = 0.0
+        self._done.clear()
+        return self
+
+    def discard(self) -> None:
+        """Close for good, even a pool that would park."""
+        self.park = None
+        self._closed = False
+        self.close()
+
     def close(self) -> None:
-        """Kill the actors; shut Ray down if `make_evaluator` started it, or if the cluster is lost
-        (its connection is dead, and Ray would end this process)."""
+        """Park the pool if asked (`park`: every actor ready and idle), else kill the actors; shut
+        Ray down if `make_evaluator` started it, or if the cluster is lost (its connection is dead,
+        and Ray would end this process)."""
         if self._closed:
             return
         self._closed = True
+        if self.park is not None and not (self._queue or self._running or self._setups or self._watch.lost):
+            self.park(self)  # kept, actors and all, for the next run of the same task (`ray_embedded`)
+            return
         if not self._watch.lost:
             for actor in self._pool:
                 with suppress(RayError):  # a handle from a Ray session gone by: nothing left to kill

@@ -16,8 +16,10 @@ SESSION_CPUS = 4
 def ray_session() -> Iterator[ModuleType]:
     """The `ray` module, initialised on loopback for the session (reused if already up)."""
     from pipeline.evaluation.ray_connect import import_ray, start_local_ray
+    from pipeline.evaluation.ray_embedded import shutdown_embedded
 
     ray = import_ray(loopback=True)
+    shutdown_embedded()  # an earlier test's warm embedded Ray: the session's is a user's Ray, 4 CPUs
     started = not ray.is_initialized()
     if started:
         start_local_ray(SESSION_CPUS)
