@@ -90,7 +90,7 @@ def connect(address: str | None, num_cpus: int, timeout: float = DEFAULT_CONNECT
         ray = import_ray(loopback=True)
         if ray.is_initialized() and not is_ours():
             return False
-        return embedded_ray(num_cpus)
+        return embedded_ray(num_cpus, start_local_ray)
     host, port = _host_port(address)
     ray = import_ray(loopback=host is not None and _is_loopback(host))
     shutdown_embedded()  # our warm embedded Ray gives way to the cluster

