@@ -39,7 +39,7 @@ class Execution(BaseModel):
     connect_timeout: float = Field(30.0, gt=0, le=3600, description="seconds to join a cluster before giving up")
     chunk_size: int | None = Field(None, ge=1, description="genomes per call to an actor (default: each worker "
                                    "one chunk per batch)")
-    output: str | None = Field(None, description="the run directory (default runs/<name>)")
+    output: str | None = Field(None, description="the run directory (default runs/<name> under the current folder)")
     code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
                                  "(default: the spec's folder)")
     wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import sys
@@ -149,7 +150,8 @@ def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | No
 
     from ..progress import RunProgress
 
-    console.print(f"[bold]{escape(str(name))}[/bold] → {escape(f'{target} (seed {seed}, {plan})')}", markup=True)
+    where = os.path.abspath(target)  # the default runs/<name> is under the current folder: say which
+    console.print(f"[bold]{escape(str(name))}[/bold] → {escape(f'{where} (seed {seed}, {plan})')}", markup=True)
     for note in notes or []:
         console.print(note)
     first = [0]  # the first generation this process runs (0: a new run)
