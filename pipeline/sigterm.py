@@ -14,6 +14,7 @@ place of Ray's and abseil's. A second SIGTERM kills at once (the default).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from typing import Any, Iterator
@@ -22,7 +23,7 @@ __all__ = ["Terminated", "after_ray_init", "stopping_on_sigterm"]
 
 EXIT_CODE = 128 + signal.SIGTERM  # what a shell reports for a process ended by SIGTERM: 143
 
-_active = {"on": False}  # a command's run is under `stopping_on_sigterm`
+_active = {"on": False, "pid": 0}  # a command's run is under `stopping_on_sigterm`, in process `pid`
 
 
 class Terminated(KeyboardInterrupt):
@@ -31,6 +32,9 @@ class Terminated(KeyboardInterrupt):
 
 def _terminate(signum: int, frame: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM while stopping kills at once
+    if os.getpid() != _active["pid"]:  # a worker forked from the driver (`processes`): ends as it did
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise Terminated()
 
 
@@ -46,7 +50,7 @@ def stopping_on_sigterm() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _terminate)
-    _active["on"] = True
+    _active.update(on=True, pid=os.getpid())
     try:
         yield
     finally:
