@@ -9,6 +9,8 @@ SIGTERM raises `Terminated` in the main thread (a KeyboardInterrupt: the run
 stops where Ctrl-C stops it, its committed generations kept), and every
 `ray.init` is followed by `after_ray_init`, which puts this handler back in
 place of Ray's and abseil's. A second SIGTERM kills at once (the default).
+Not covered: a SIGTERM during `ray.init` itself (the seconds Ray takes to start)
+still meets Ray's handlers.
 """
 
 from __future__ import annotations
