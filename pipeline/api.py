@@ -171,10 +171,10 @@ class Run:
 
     A run may be read while it runs (or while it is resumed). A reader never sees half a
     file, and each call sees whole generations only: `generations()`, `individuals()`,
-    `population()` and `populations()` stop at the last row of generations.parquet, whose
-    individuals and population files are written before it, so a generation still being
-    written is not seen. `best()` is best.json, written after that row: for a moment it
-    may be one generation behind `generations()`.
+    `population()` and `populations()` read the compacted parts and the generations
+    committed since in recent/ (a generation is there once its whole batch is, with its
+    row and population), so a generation still being written is not seen. `best()` is
+    best.json, rewritten every few seconds and at the end: it may be behind `generations()`.
     Calls made one after another may each see more generations: to hold one snapshot,
     take `g = generations()["generation"].max()` and keep to generations up to `g`.
     """

@@ -72,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"evo {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt as exc:  # a run's says how to resume it (commands.run.Interrupted)
-        print(f"evo {args.command}: interrupted{getattr(exc, 'hint', '')}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # a run's says how to resume it (commands.run.Interrupted); SIGTERM: 143
+        print(f"evo {args.command}: {getattr(exc, 'what', 'interrupted')}{getattr(exc, 'hint', '')}", file=sys.stderr)
+        return getattr(exc, "exit_code", 130)
     except SystemExit as exc:  # a command never exits 0 this way: something stopped it (runner.RunStopped)
         if exc.code not in (0, None):
             raise

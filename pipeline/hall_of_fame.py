@@ -42,9 +42,13 @@ def load_agent(path: str | Path, rules: Rules, rank: int = 0) -> Agent:
     path = Path(path)
     best = read_best(path)
     try:
-        entry = distinct_entries(best["hall_of_fame"])[rank][0]
-    except (KeyError, IndexError, TypeError) as exc:
+        entries = distinct_entries(best["hall_of_fame"])
+    except (KeyError, TypeError) as exc:
         raise ValueError(f"{path}: not a readable best.json ({exc})") from None
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < len(entries):
+        ranks = f": ranks 0 to {len(entries) - 1}" if entries else ""
+        raise ValueError(f"rank {rank!r}: {path}'s hall of fame holds {len(entries)} distinct genomes{ranks}")
+    entry = entries[rank][0]
     return genome_agent(best, entry["genome"], rules, path, f"{path}#{entry['id']}")
 
 

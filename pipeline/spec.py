@@ -152,7 +152,7 @@ class RunSpec(_Strict):
     """A run spec (runs/*.toml): what to evolve, how, and where to evaluate it."""
 
     name: str = Field("run", pattern=r"^[A-Za-z0-9._-]+$", description=(
-        "the run's name (default: the spec file's name); its run directory is runs/<name>"))
+        "the run's name (default: the spec file's name); its run directory is runs/<name> under the current folder"))
     problem: str = Field(description=(
         "nim, setcover, or your own: 'module:Factory' or an installed evo.problems entry point"))
     problem_options: dict[str, Any] = Field(default_factory=dict, description="a user-defined problem's settings")

@@ -3,6 +3,7 @@ docs/algorithms.md, "MAP-Elites"), kept apart from spec.py."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -33,11 +34,14 @@ class Archive(BaseModel):
         if len(self.bins) != len(self.descriptors) or not all(1 <= b <= 1000 for b in self.bins):
             raise ValueError(f"bins: one count from 1 to 1,000 per descriptor ({len(self.descriptors)}), "
                              f"got {self.bins}")
+        repeated = sorted({name for name in self.descriptors if self.descriptors.count(name) > 1})
+        if repeated:  # a grid's axes are distinct: a repeated one only fills its diagonal
+            raise ValueError(f"descriptors: each descriptor once (repeated: {', '.join(repeated)})")
         for name, bounds in self.ranges.items():
             if name not in self.descriptors:
                 raise ValueError(f"ranges: {name!r} is not one of the descriptors ({', '.join(self.descriptors)})")
-            if len(bounds) != 2 or not bounds[0] < bounds[1]:
-                raise ValueError(f"ranges.{name}: must be [low, high] with low < high, got {bounds}")
+            if len(bounds) != 2 or not (all(map(math.isfinite, bounds)) and bounds[0] < bounds[1]):
+                raise ValueError(f"ranges.{name}: must be [low, high], finite, with low < high, got {bounds}")
         return self
 
 

@@ -37,12 +37,12 @@ def check_keys_apply(data: dict[str, Any], spec: RunSpec, source: str) -> None:
 
 def pareto_survival(mode: str, algorithm: str) -> str | None:
     """Why `objectives.mode = "pareto"` would not mean Pareto with this algorithm; None if it does
-    (nsga2) or may (a plug-in algorithm reads the mode itself)."""
+    (nsga2, nsga3) or may (a plug-in algorithm reads the mode itself)."""
     if mode != "pareto" or algorithm not in LEXICOGRAPHIC_ALGORITHMS:
         return None
     return (f"objectives.mode: 'pareto' is not Pareto with population.algorithm = {algorithm!r}: its survivors "
             f"are chosen lexicographically (the first objective first); use population.algorithm = "
-            f"'nsga2' for Pareto survival, or objectives.mode = 'lexicographic' to keep {algorithm}")
+            f"'nsga2' or 'nsga3' for Pareto survival, or objectives.mode = 'lexicographic' to keep {algorithm}")
 
 
 def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:

@@ -69,6 +69,8 @@ def explain(error: ValidationError, source: str, root: type[BaseModel]) -> str:
         "string_type": "must be a string",
         "dict_type": "must be a table",
         "list_type": "must be a list",
+        "too_short": f"must hold at least {ctx.get('min_length')}",
+        "too_long": f"must hold at most {ctx.get('max_length')}",
         "string_pattern_mismatch": "may only use letters, digits, '.', '_' and '-'",
         "literal_error": f"must be one of {ctx.get('expected')}",
     }

@@ -34,12 +34,13 @@ class Execution(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # as every spec section
 
-    workers: int | str = Field(2, description='Ray actors; 0: in-process; "auto": one per CPU')
+    workers: int | str = Field(2, description='evaluation workers (processes or Ray actors, as '
+                                  'engine says); 0: in-process; "auto": one per CPU')
     address: str | None = Field(None, description="an existing Ray cluster: host:port, 'auto' or ray://host:10001")
     connect_timeout: float = Field(30.0, gt=0, le=3600, description="seconds to join a cluster before giving up")
     chunk_size: int | None = Field(None, ge=1, description="genomes per call to an actor (default: each worker "
                                    "one chunk per batch)")
-    output: str | None = Field(None, description="the run directory (default runs/<name>)")
+    output: str | None = Field(None, description="the run directory (default runs/<name> under the current folder)")
     code_dir: str | None = Field(None, description="folder the spec's own modules are imported from "
                                  "(default: the spec's folder)")
     wait_for_workers: bool = Field(False, description="generation 0 waits until every actor is ready "

@@ -9,9 +9,11 @@ a note saying how to name it. A path given with `--set` on a command line is
 read from the current folder, as a shell user expects. The spec keeps the absolute path (run.json records it,
 so `evo resume` works from any folder).
 
-The run id hashes the path from the current folder (`path_names`; as written
-where the old rule read it so), so a run started as before keeps its run id and
-its log, and a spec printed by `evo spec` (absolute paths) runs as the original.
+The run id names a data file by its folder's name and its own (`path_names`:
+`runs/setcover-scp.txt`), never by where the run was started from: the same spec
+gets the same run id from any folder, and a spec printed by `evo spec` (absolute
+paths) runs as the original. That is the name the old rule gave a shipped spec's
+file from the checkout's root, so those runs keep their run ids and logs.
 """
 
 from __future__ import annotations
@@ -79,15 +81,18 @@ def resolve_data_paths(sections: dict[str, dict[str, object]], spec_dir: Path | 
             continue
         found, index = _find(key, written, spec_dir, key in flags, source)
         resolved.paths[key] = os.path.abspath(found)
-        from_cwd = Path(written).expanduser()
-        # The path from the current folder: as written where that is how the old rule read it.
-        same = not from_cwd.is_absolute() and from_cwd.is_file() and os.path.samefile(from_cwd, found)
-        resolved.path_names[key] = written if same else os.path.relpath(found)
+        resolved.path_names[key] = run_id_name(Path(resolved.paths[key]))
         if index == 1:  # found only from the current folder
             better = os.path.relpath(os.path.abspath(found), spec_dir.resolve())
             resolved.notes.append(f"{key}: {written!r} is read from the current folder; a spec names its files "
                                   f"relative to its own folder ({spec_dir}): write {better!r}")
     return resolved
+
+
+def run_id_name(path: Path) -> str:
+    """How the run id names the data file at absolute `path`: its folder's name and its own, the
+    same from any current folder (`runs/setcover-scp.txt`, as the checkout's root named it)."""
+    return Path(path.parent.name, path.name).as_posix()
 
 
 def spec_suggestion(path: Path) -> str:

@@ -52,7 +52,7 @@ class Objectives(_Strict):
 
     mode: Literal["weighted", "lexicographic", "pareto"] = Field("weighted", description=(
         "weighted: the weighted sum; lexicographic: compared in the weights' key order; pareto: "
-        "non-dominated sorting (with population.algorithm = nsga2)"))
+        "non-dominated sorting (with population.algorithm = nsga2 or nsga3)"))
     weights: dict[str, float] = Field(default_factory=dict, description=(
         "objective name -> weight (weighted; default the mean of all objectives); lexicographic and "
         "pareto: the keys pick and order the objectives"))

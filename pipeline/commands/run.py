@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 from ..cli import UserError
 from ..display import console
 from ..spec_execution import ENGINES
+from ..sigterm import EXIT_CODE, Terminated, stopping_on_sigterm
 from ..spec_notes import run_notes
 from .run_lines import done_line, execution_plan
 
@@ -149,7 +151,8 @@ def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | No
 
     from ..progress import RunProgress
 
-    console.print(f"[bold]{escape(str(name))}[/bold] → {escape(f'{target} (seed {seed}, {plan})')}", markup=True)
+    where = os.path.abspath(target)  # the default runs/<name> is under the current folder: say which
+    console.print(f"[bold]{escape(str(name))}[/bold] → {escape(f'{where} (seed {seed}, {plan})')}", markup=True)
     for note in notes or []:
         console.print(note)
     first = [0]  # the first generation this process runs (0: a new run)
@@ -160,19 +163,22 @@ def show_run(name: str, target, seed: int, plan: str, run, notes: list[str] | No
             progress.on_start(generations, start, primary, evaluations)
 
         try:
-            path = run(progress.on_generation, on_start)
-        except KeyboardInterrupt:
-            raise Interrupted(target) from None
+            with stopping_on_sigterm():
+                path = run(progress.on_generation, on_start)
+        except KeyboardInterrupt as stop:
+            raise Interrupted(target, terminated=isinstance(stop, Terminated)) from None
     console.print(done_line(path, first[0]))
     return 0
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C in a run: `evo` says how to go on (`hint`), in its one `interrupted` line."""
+    """Ctrl-C (or SIGTERM: `terminated`) in a run: `evo` says how to go on (`hint`), in its one
+    `interrupted` line, and exits `exit_code` (130, or 143 as a shell reports SIGTERM)."""
 
-    def __init__(self, target) -> None:
+    def __init__(self, target, terminated: bool = False) -> None:
         from ..records.rundir import RunDir
 
         super().__init__()
+        self.what, self.exit_code = ("terminated (SIGTERM)", EXIT_CODE) if terminated else ("interrupted", 130)
         written = RunDir(target).run_json.exists()  # stopped before it wrote anything: nothing to resume
         self.hint = f"; `evo resume {shlex.quote(str(target))}` continues it" if written else ""

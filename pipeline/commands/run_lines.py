@@ -120,14 +120,15 @@ def done_line(path: str | Path, first: int) -> str:
     rundir = RunDir(path)
     meta = rundir.read_run()
     last = rundir.last_generation()
-    tail = f"pandas.read_parquet('{rundir.path}/individuals')  ·  evo report {rundir.path}"
+    where_to = os.path.abspath(rundir.path)  # the default runs/<name> is under the current folder: say which
+    tail = f"pandas.read_parquet('{where_to}/individuals')  ·  evo report {where_to}"
     if last < first:
-        return f"done: {rundir.path}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
+        return f"done: {where_to}  ·  nothing ran: the run still meets its stop rule  ·  {tail}"
     _, workers = _evaluated(rundir, range(first, last + 1))
     earlier = _evaluated(rundir, range(first), workers=False)[0] if first > 0 else 0
     execution = meta["spec"].get("execution") or {}
     where = _where(workers, execution, len(workers) + earlier if first > 0 else None)
-    return f"done: {rundir.path}  ·  {_stop(meta, last)}  ·  {where}{_seconds(meta)}  ·  {tail}"
+    return f"done: {where_to}  ·  {_stop(meta, last)}  ·  {where}{_seconds(meta)}  ·  {tail}"
 
 
 def _seconds(meta: Mapping[str, Any]) -> str:

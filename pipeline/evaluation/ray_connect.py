@@ -35,6 +35,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterator
 
+from ..sigterm import after_ray_init
+
 __all__ = ["ClusterUnreachable", "connect", "cluster_address", "import_ray", "start_local_ray", "DEFAULT_CONNECT_TIMEOUT"]
 
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -68,6 +70,7 @@ def start_local_ray(num_cpus: int) -> None:
     # address="local": always a new instance, never one found on the machine.
     ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
              logging_level=logging.WARNING)
+    after_ray_init()  # evo's SIGTERM handler back in place of Ray's, which aborts a slow stop
 
 
 def cluster_address(address: str | None) -> str | None:
@@ -101,6 +104,7 @@ def connect(address: str | None, num_cpus: int, timeout: float = DEFAULT_CONNECT
         _check_reachable(address, host, port, timeout)
     _use_cluster_auth_mode(address, _gcs_of(address, host, port), timeout)
     _init_within(ray, address, deadline, timeout)
+    after_ray_init()
     return True
 
 

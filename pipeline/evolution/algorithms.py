@@ -77,11 +77,6 @@ def register(*names: str) -> Callable[[Callable[[Context], Algorithm]], Callable
     return decorate
 
 
-def builtin_names() -> tuple[str, ...]:
-    """The built-in algorithms (they register themselves when the package is imported)."""
-    return tuple(_REGISTRY)
-
-
 def make_algorithm(context: Context) -> Algorithm:
     """The spec's algorithm: a built-in name or a user's `module:Name`."""
     name = context.spec.population.algorithm

@@ -3,7 +3,8 @@
 A spec run from any folder finds its files; an old spec whose path only the
 current folder finds still runs, with a note; a missing file is one line naming
 the key, the path as written and where it looked; run.json records the absolute
-path (resume from anywhere) while the run id names it as the old rule did.
+path (resume from anywhere) while the run id names it by its folder and file name, the same
+from any current folder (and as the old rule did from the checkout's root).
 """
 
 import json
@@ -64,6 +65,22 @@ def test_the_run_id_names_the_file_as_the_old_rule_did(monkeypatch):
     assert shipped.path_names == {"setcover.instance": "runs/setcover-scp.txt"}
 
 
+def test_the_run_id_is_the_same_from_any_folder(tmp_path, monkeypatch):
+    """The run id once hashed the data path from the current folder: `cd runs && evo run
+    setcover-scp.toml` got another run id than `evo run runs/setcover-scp.toml`."""
+    spec = _project(tmp_path, "../data/far.json")
+    ids = set()
+    for folder in (ROOT, ROOT / "runs", tmp_path, tmp_path / "specs", tmp_path / "data"):
+        monkeypatch.chdir(folder)
+        shipped, own = load_spec(ROOT / "runs" / "setcover-scp.toml"), load_spec(spec)
+        assert shipped.path_names == {"setcover.instance": "runs/setcover-scp.txt"}
+        assert own.path_names == {"setcover.instance": "data/far.json"}
+        flagged = load_spec(spec, {"setcover.instance": str(tmp_path / "data" / "far.json")})  # absolute: as printed
+        ids.add((shipped.fingerprint(), own.fingerprint(), flagged.fingerprint()))
+    assert len(ids) == 1
+    assert len(set(next(iter(ids))[1:])) == 1  # an absolute path names the same file as a relative one
+
+
 def test_a_path_relative_to_the_spec_is_found_from_anywhere(tmp_path, monkeypatch):
     spec = _project(tmp_path, "near.json")
     for folder in (tmp_path, tmp_path / "data", ROOT):
@@ -118,3 +135,17 @@ def test_a_moved_run_directory_still_resumes(tmp_path, monkeypatch):
     shutil.move(tmp_path / "a", tmp_path / "data" / "b")
     monkeypatch.chdir(ROOT)
     assert main(["resume", str(tmp_path / "data" / "b"), "--generations", "2"]) == 0
+
+
+def test_the_default_run_directory_is_under_the_current_folder_and_printed_absolute(tmp_path, monkeypatch, capsys):
+    """`runs/<name>` is relative to the current folder (as documented): the first and last lines
+    say which folder that was, so a user who ran from elsewhere finds the run."""
+    spec = _project(tmp_path, "near.json")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["run", str(spec), *SMALL]) == 0
+    run = tmp_path / "elsewhere" / "runs" / "x"
+    lines = capsys.readouterr().out.splitlines()
+    assert (run / "run.json").is_file()
+    assert f"→ {run} (seed" in lines[0]
+    assert lines[-1].startswith(f"done: {run}  ·") and lines[-1].endswith(f"evo report {run}")

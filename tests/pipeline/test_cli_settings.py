@@ -94,7 +94,9 @@ def test_the_limit_follows_available_memory():
 def test_fitted_workers_never_exceed_the_machine_and_never_shrink_what_fits(workers, others, gib):
     available = int(gib * GIB)
     limit = capacity.embedded_actor_limit(available)
-    fitted, note = capacity.fit_workers(workers, None, others, available=available)
+    with pytest.MonkeyPatch.context() as patch:  # as if no Ray ran here (an earlier test's may, in this session)
+        patch.setattr(capacity, "_starts_embedded_ray", lambda address: address is None)
+        fitted, note = capacity.fit_workers(workers, None, others, available=available)
     if workers <= max(1, limit - others):
         assert (fitted, note) == (workers, None)
     else:

@@ -308,6 +308,9 @@ def test_identical_genomes_in_the_hall_of_fame_are_listed_once(tmp_path):
     assert table["id"].tolist() == [e["id"] for e in hall]
     assert table["copies"].iloc[0] == [900, 901, 902] and table["copies"].iloc[1] == []
     assert run.agent(1).name.endswith(f"#{hall[1]['id']}")  # ranks count distinct genomes, as best() does
+    for rank in (len(hall), -1):  # once "not a readable best.json (list index out of range)", or the last
+        with pytest.raises(ValueError, match=f"rank {rank}: .* holds {len(hall)} distinct genomes: ranks 0 to "):
+            run.agent(rank)
     run.report()
     summary = (tmp_path / "run" / "report" / "summary.md").read_text()
     assert f"best.json holds {len(hall) + 3} entries: {len(hall)} distinct genomes" in summary

@@ -127,6 +127,12 @@ def _algorithm():
     ({"population.algorithm": "mu+lambda"}, "archive: population.algorithm = 'map-elites' takes an \\[archive\\]"),
     ({"archive.descriptors": ["nope", "zero_nimsum_rate"]}, "unknown Nim descriptor 'nope'"),
     ({"archive.bins": [8]}, "bins: one count from 1 to 1,000 per descriptor"),
+    ({"archive.descriptors": []}, "descriptors: must hold at least 1 \\(got \\[\\]\\)$"),  # not pydantic's words
+    ({"archive.descriptors": ["a", "b", "c", "d"], "archive.bins": [2, 2, 2, 2]}, "descriptors: must hold at most 3 "),
+    ({"archive.descriptors": ["empty_row_rate", "empty_row_rate"]}, "descriptors: each descriptor once "
+                                                                    "\\(repeated: empty_row_rate\\)"),
+    ({"archive.ranges": {"empty_row_rate": [0.0, float("inf")]}},
+     "ranges.empty_row_rate: must be \\[low, high\\], finite"),
     ({"objectives.mode": "pareto"}, "map-elites keeps one elite per cell"),
 ])
 def test_bad_archive_keys_are_refused_in_one_line(overrides, message):
