@@ -16,8 +16,8 @@ machine.
 from __future__ import annotations
 
 import os
-import sys
 
+from .engines import ray_initialized
 from .ray_connect import cluster_address
 
 __all__ = ["ACTOR_BYTES", "available_memory", "embedded_actor_limit", "fit_workers"]
@@ -52,9 +52,9 @@ def embedded_actor_limit(available: int) -> int:
 
 
 def _starts_embedded_ray(address: str | None) -> bool:
-    """Whether a run would start its own Ray on this machine (no cluster, no Ray joined already)."""
-    running = "ray" in sys.modules and sys.modules["ray"].is_initialized()
-    return cluster_address(address) is None and not running
+    """Whether a run would start its own Ray on this machine (no cluster, no Ray of the user's
+    joined already; our own warm embedded Ray restarts with the workers asked for, so it counts as none)."""
+    return cluster_address(address) is None and not ray_initialized()
 
 
 def fit_workers(workers: int | str, address: str | None, other_actors: int = 0,
