@@ -15,6 +15,7 @@ waits only for the sources of its next migration, never for every island.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -75,6 +76,10 @@ class IslandRunner:
         except Exception as exc:  # raised again by every epoch: the driver sees this cause
             self.broken = exc
             raise
+
+    def cpu(self) -> float:
+        """This process's CPU seconds so far (`cpu.py`)."""
+        return time.process_time()
 
     def adopt(self, slots: list[Slot]) -> None:
         """Successors of this island's dead actors (the driver's pool replaced them)."""
