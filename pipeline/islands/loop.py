@@ -290,5 +290,5 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
     else:
         from .on_ray import RayIslands
 
-        backend = RayIslands(spec, evaluator, code, recorder.schema.run_id)
+        backend = RayIslands(spec, evaluator, code, recorder.schema.run_id, parts.objectives.fitness_class)
     return IslandLoop(plan, backend, tracker, recorder, parts.objectives, hooks)

@@ -43,9 +43,10 @@ PROBE_SECONDS = 2.0  # how long a restart waits for actors to answer whether the
 class RayIslands:
     """The driver's side: a runner per island over its share of the run's pool, epochs ahead."""
 
-    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None, run_id: str) -> None:
+    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None, run_id: str, fitness_class: type) -> None:
         """Waits for the pool's actors (an island needs its share), then starts the runners."""
         self.pool, self.plan, self.end = pool, Plan.of(spec), spec.generations
+        self._fitness_class = fitness_class  # of the members the runners send (`received`)
         self._spec = spec.model_dump(mode="json")
         self._code = None if code is None else ray.put(code)
         self._run_id = run_id
@@ -136,7 +137,7 @@ class RayIslands:
             except RayError as error:  # the runner died (its node was lost)
                 raise IslandsLost(f"island {island}'s runner: {one_line(error)}") from None
             self._replace(island, lost)
-            finished.append((island, received(sent)))
+            finished.append((island, received(sent, self._fitness_class)))
         return finished
 
     def _replace(self, island: int, lost: list[tuple[int, str]]) -> None:

@@ -42,9 +42,10 @@ def _sent(done: list[IslandGeneration]) -> Sent:
              replace(generation, population=[], candidates=[], table=_ipc(generation.table))) for generation in done]
 
 
-def received(sent: Sent) -> list[IslandGeneration]:
-    """An epoch's generations as the runner did them (members without their DEAP fitness)."""
-    return [replace(generation, population=unpack_members(population), candidates=unpack_members(candidates),
+def received(sent: Sent, fitness_class: type) -> list[IslandGeneration]:
+    """An epoch's generations as the runner did them (fitness from the weighted values it sent)."""
+    return [replace(generation, population=unpack_members(population, fitness_class),
+                    candidates=unpack_members(candidates, fitness_class),
                     table=pa.ipc.open_stream(generation.table).read_all())
             for population, candidates, generation in sent]
 
@@ -111,8 +112,9 @@ class IslandRunner:
         return (_sent(done), lost), pack_members(population)
 
     def _arrived(self, packed: list) -> list[Member]:
-        """Members as `pack_members` sent them, with their DEAP fitness rebuilt."""
-        members = unpack_members(packed)
+        """Members as `pack_members` sent them, with their DEAP fitness."""
+        members = unpack_members(packed, self.parts.objectives.fitness_class)
         for m in members:
-            m.fitness = self.parts.objectives.fitness(m.columns, m.error)
+            if m.fitness is None:  # sent whole (columns that differ)
+                m.fitness = self.parts.objectives.fitness(m.columns, m.error)
         return members
