@@ -155,6 +155,8 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
                     else Loop(*loop_args))
         with frozen_heap():
             state, reason = loop.run(state)
+        if getattr(loop, "cpu", None) is not None:  # an island run's CPU per evaluation by process
+            rundir.update_run(cpu_per_evaluation=loop.cpu)
         recorder.write_verdict(state, prepared.evaluator)
         failed = False
         return reason

@@ -66,6 +66,10 @@ class _TaskActor:
         columns = narrowed(self.tasks.get(task_spec).evaluate, unpack(packed), seeds, "a chunk")
         return columns, time.perf_counter() - start
 
+    def cpu(self) -> float:
+        """This process's CPU seconds so far (an island run's per-process figures, `islands/cpu.py`)."""
+        return time.process_time()
+
 
 @dataclass(eq=False)
 class _Actor:

@@ -119,7 +119,9 @@ class Objectives:
         if self.mode == "pareto":  # no single best: follow the primary objective
             values = [self.primary_value(m) for m in population]
             return max(values) if self.maximise_primary else min(values)
-        return self.primary_value(max(population, key=lambda m: m.fitness))
+        # DEAP orders fitnesses by their weighted values: compared as tuples, in C (a viable member's
+        # hold no NaN, where `Fitness.__gt__` and tuples' `>` would differ)
+        return self.primary_value(max(population, key=lambda m: m.fitness.wvalues))
 
 
 def sequential_sum(values: Iterable[float]) -> float:

@@ -5,9 +5,10 @@ Import only after `ray_connect.connect()` (it imports Ray).
 The driver's pool (`ray_pool.RayEvaluator`) starts the actors and replaces
 dead ones; each island runner gets a share of them (`shares`, the actors of
 its node first) and sends them its chunks itself. Every chunk is one Ray call
-from the runner, so chunks are sized (`chunk_size`) to keep `LANES` of them
-per actor in flight, with at least `MIN_CHUNK_SECONDS` of work each, so that
-a call's few hundred µs of the runner's CPU are few µs per evaluation. An
+of the runner's CPU (a few hundred µs, more on busy cores), so a batch goes
+out as one chunk per actor (`island_chunk`): a generation waits for its last
+genome whatever the chunks, and smaller ones, all sent at once as they were,
+only cost calls. An
 actor that dies gives its chunks back to the queue for the island's others
 (one attempt counted for the chunk it ran, `max_retries` at most) and is
 reported (`lost`) so that the driver replaces it; with none left the island
@@ -26,30 +27,23 @@ from ray.exceptions import RayError, RayTaskError
 
 from ..evaluation.batches import Batch
 from ..evaluation.core import MAX_AUTO_CHUNK, Evaluated, EvaluationError, Evaluator, check_batch, chunk_bounds, one_line
-from ..evaluation.timing import SecondsPerMember
 from ..evaluation.ray_pool import Slot
 from ..evaluation.transport import pack
 from .epochs import IslandsLost
 
 __all__ = ["ActorsLost", "IslandActors", "island_chunk", "shares"]
 
-LANES = 2  # chunks in flight per actor: one running, one queued behind it
-MIN_CHUNK_SECONDS = 0.05  # of work a chunk, once the evaluation time is known: its call's CPU is < 1% of it
+LANES = 2  # chunks in flight per actor where a batch has more than one each: one running, one queued
 
 
 class ActorsLost(IslandsLost):
     """Every evaluation actor of an island died: the islands start again on fresh ones."""
 
 
-def island_chunk(n: int, workers: int, seconds: float | None) -> int:
-    """Genomes a chunk for a batch of `n` on `workers` actors: `LANES` chunks per actor (each actor
-    busy while the runner collects), unless that is under `MIN_CHUNK_SECONDS` of work once the
-    evaluation time (`seconds` a genome) is known: then fewer, bigger chunks (all of the batch in
-    one per actor at most)."""
-    lanes = math.ceil(n / (LANES * max(workers, 1)))
-    if seconds is not None and seconds > 0:
-        lanes = max(lanes, min(math.ceil(MIN_CHUNK_SECONDS / seconds), math.ceil(n / max(workers, 1))))
-    return max(1, min(MAX_AUTO_CHUNK, lanes))
+def island_chunk(n: int, workers: int) -> int:
+    """Genomes a chunk for a batch of `n` on `workers` actors: one chunk per actor (at most
+    `MAX_AUTO_CHUNK` genomes; a bigger batch queues the rest, `LANES` chunks in flight per actor)."""
+    return max(1, min(MAX_AUTO_CHUNK, math.ceil(n / max(workers, 1))))
 
 
 def shares(slots: Sequence[Slot], nodes: Sequence[str], islands: int) -> list[list[Slot]]:
@@ -66,10 +60,8 @@ def shares(slots: Sequence[Slot], nodes: Sequence[str], islands: int) -> list[li
 class IslandActors(Evaluator):
     """An island runner's evaluator over its share of the pool's actors (see the module docstring)."""
 
-    def __init__(self, slots: Sequence[Slot], max_retries: int = 3, fixed_chunk: int | None = None,
-                 per_member: SecondsPerMember | None = None) -> None:
+    def __init__(self, slots: Sequence[Slot], max_retries: int = 3, fixed_chunk: int | None = None) -> None:
         self.max_retries, self.fixed_chunk = max_retries, fixed_chunk
-        self.per_member = per_member or SecondsPerMember()
         self.actors: dict[int, Any] = {}  # number -> handle, ready
         self.labels: dict[int, str] = {}  # number -> "actor-3@127.0.0.1/1a2b3c4d" (the log's worker)
         self.starting: dict[Any, tuple[int, Any]] = {}  # setup ref -> (number, handle)
@@ -97,7 +89,7 @@ class IslandActors(Evaluator):
     def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
                chunk_size: int | None = None) -> int:
         check_batch(genomes, seeds)
-        size = chunk_size or self.fixed_chunk or island_chunk(len(genomes), self.workers, self.per_member.value)
+        size = chunk_size or self.fixed_chunk or island_chunk(len(genomes), self.workers)
         batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                       self._failures)
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
@@ -179,7 +171,6 @@ class IslandActors(Evaluator):
         batch.remaining -= 1
         if batch.remaining == 0:
             self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
-            self.per_member.learn(self._done[batch.ticket].eval_seconds)
 
     def _fail(self, number: int, cause: str) -> None:
         """Actor `number` died: its chunks back to the front of the queue (the one it ran counts

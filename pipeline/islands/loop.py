@@ -31,7 +31,7 @@ from dataclasses import replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from operators.migration import emigrants
 
@@ -44,6 +44,7 @@ from ..evolution.state import State
 from ..evolution.tracking import Tracker, check_some_viable
 from ..records.schema import Schema
 from ..evolution.islands import Plan, migrated
+from .cpu import cpu_summary
 from .epochs import IslandGeneration, IslandsLost, Rows, evolve
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class Backend(Protocol):
     def results(self, timeout: float) -> list[tuple[int, list[IslandGeneration]]]: ...
 
     def busy(self) -> bool: ...
+
+    def cpu_spent(self) -> dict[str, float]: ...
 
     def close(self) -> None: ...
 
@@ -109,6 +112,9 @@ class InProcessIslands:
     def busy(self) -> bool:
         return self.first <= self.end
 
+    def cpu_spent(self) -> dict[str, float]:
+        return {}  # no process but the driver's
+
     def close(self) -> None:
         self.homes = []
 
@@ -122,6 +128,7 @@ class IslandLoop:
         self.objectives = objectives
         self.hooks = list(hooks or [])
         self.restarts = 0
+        self.cpu: dict[str, Any] | None = None  # µs of CPU per evaluation by process, once run (`cpu.py`)
 
     def run(self, state: State) -> tuple[State, str]:
         """Generations until a stop rule fires; the final state and the rule's name."""
@@ -129,6 +136,7 @@ class IslandLoop:
         if reason is not None:
             return state, reason
         self._begin(state)
+        started, evaluated = time.process_time(), state.evaluations
         try:
             while True:
                 if not self._recordable(state.generation + 1):
@@ -139,6 +147,8 @@ class IslandLoop:
                 state = self._record(state)
                 reason = self.tracker.stop_reason(state)
                 if reason is not None:
+                    self.cpu = cpu_summary(self.backend.cpu_spent(), time.process_time() - started,
+                                           state.evaluations - evaluated)
                     return state, reason
         finally:
             self.backend.close()
@@ -280,5 +290,5 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
     else:
         from .on_ray import RayIslands
 
-        backend = RayIslands(spec, evaluator, code, recorder.schema.run_id)
+        backend = RayIslands(spec, evaluator, code, recorder.schema.run_id, parts.objectives.fitness_class)
     return IslandLoop(plan, backend, tracker, recorder, parts.objectives, hooks)

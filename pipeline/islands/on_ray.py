@@ -43,9 +43,10 @@ PROBE_SECONDS = 2.0  # how long a restart waits for actors to answer whether the
 class RayIslands:
     """The driver's side: a runner per island over its share of the run's pool, epochs ahead."""
 
-    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None, run_id: str) -> None:
+    def __init__(self, spec: Any, pool: RayEvaluator, code: bytes | None, run_id: str, fitness_class: type) -> None:
         """Waits for the pool's actors (an island needs its share), then starts the runners."""
         self.pool, self.plan, self.end = pool, Plan.of(spec), spec.generations
+        self._fitness_class = fitness_class  # of the members the runners send (`received`)
         self._spec = spec.model_dump(mode="json")
         self._code = None if code is None else ray.put(code)
         self._run_id = run_id
@@ -54,6 +55,8 @@ class RayIslands:
         self.owner: dict[int, int] = {}  # actor number -> its island
         self._running: dict[Any, int] = {}  # epoch log ref -> island
         self._begun = False
+        self._cpu_at: dict[str, float] = {}  # process label -> its CPU seconds when last asked
+        self._cpu_spent: dict[str, float] = {}  # process label -> CPU seconds spent between askings
         self._start_runners()
 
     def _start_runners(self) -> None:
@@ -74,9 +77,12 @@ class RayIslands:
         except RayTaskError as error:
             self.close()
             raise error.cause from None
+        self._read_cpu()  # the runners' (and new actors') starting points
 
     def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
         if self._begun:  # a restart: fresh runners over live actors, nothing of the old queued epochs
+            self._read_cpu()
+            self._cpu_at = {label: at for label, at in self._cpu_at.items() if not label.startswith("island ")}
             for runner in self.runners:
                 ray.kill(runner)
             self._replace_dead_actors()
@@ -131,7 +137,7 @@ class RayIslands:
             except RayError as error:  # the runner died (its node was lost)
                 raise IslandsLost(f"island {island}'s runner: {one_line(error)}") from None
             self._replace(island, lost)
-            finished.append((island, received(sent)))
+            finished.append((island, received(sent, self._fitness_class)))
         return finished
 
     def _replace(self, island: int, lost: list[tuple[int, str]]) -> None:
@@ -153,6 +159,28 @@ class RayIslands:
                 ray.get(ref)
             except RayError as error:
                 self.pool.replace(probes[ref], one_line(error))
+
+    def cpu_spent(self) -> dict[str, float]:
+        """CPU seconds each runner ("island <i>") and actor ("actor-<n>") spent since it was first
+        asked (`cpu.py`); those that do not answer within `PROBE_SECONDS` count until their last answer."""
+        self._read_cpu()
+        return dict(self._cpu_spent)
+
+    def _read_cpu(self) -> None:
+        handles = {f"island {i}": runner for i, runner in enumerate(self.runners)}
+        handles.update((f"actor-{number}", handle) for handle, number, _ in self.pool.slots())
+        asked = {handle.cpu.remote(): label for label, handle in handles.items()}
+        answered, _ = ray.wait(list(asked), num_returns=len(asked), timeout=PROBE_SECONDS)
+        for ref in answered:
+            label = asked[ref]
+            try:
+                seconds = ray.get(ref)
+            except RayError:  # lost meanwhile: what it spent before counts
+                continue
+            if label in self._cpu_at:
+                self._cpu_spent[label] = self._cpu_spent.get(label, 0.0) + seconds - self._cpu_at[label]
+            self._cpu_at[label] = seconds
+            self._cpu_spent.setdefault(label, 0.0)
 
     def close(self) -> None:
         """Kill the runners (a stop discards the epochs they were running); the pool is the run's."""

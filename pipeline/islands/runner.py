@@ -15,6 +15,7 @@ waits only for the sources of its next migration, never for every island.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -41,9 +42,10 @@ def _sent(done: list[IslandGeneration]) -> Sent:
              replace(generation, population=[], candidates=[], table=_ipc(generation.table))) for generation in done]
 
 
-def received(sent: Sent) -> list[IslandGeneration]:
-    """An epoch's generations as the runner did them (members without their DEAP fitness)."""
-    return [replace(generation, population=unpack_members(population), candidates=unpack_members(candidates),
+def received(sent: Sent, fitness_class: type) -> list[IslandGeneration]:
+    """An epoch's generations as the runner did them (fitness from the weighted values it sent)."""
+    return [replace(generation, population=unpack_members(population, fitness_class),
+                    candidates=unpack_members(candidates, fitness_class),
                     table=pa.ipc.open_stream(generation.table).read_all())
             for population, candidates, generation in sent]
 
@@ -76,6 +78,10 @@ class IslandRunner:
             self.broken = exc
             raise
 
+    def cpu(self) -> float:
+        """This process's CPU seconds so far (`cpu.py`)."""
+        return time.process_time()
+
     def adopt(self, slots: list[Slot]) -> None:
         """Successors of this island's dead actors (the driver's pool replaced them)."""
         self.actors.adopt(slots)
@@ -106,8 +112,9 @@ class IslandRunner:
         return (_sent(done), lost), pack_members(population)
 
     def _arrived(self, packed: list) -> list[Member]:
-        """Members as `pack_members` sent them, with their DEAP fitness rebuilt."""
-        members = unpack_members(packed)
+        """Members as `pack_members` sent them, with their DEAP fitness."""
+        members = unpack_members(packed, self.parts.objectives.fitness_class)
         for m in members:
-            m.fitness = self.parts.objectives.fitness(m.columns, m.error)
+            if m.fitness is None:  # sent whole (columns that differ)
+                m.fitness = self.parts.objectives.fitness(m.columns, m.error)
         return members

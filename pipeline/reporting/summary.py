@@ -162,6 +162,25 @@ def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | 
     return [("h2", "Workers"), ("p", text)]
 
 
+def _cpu_per_evaluation(cpu: dict[str, Any] | None) -> list[Block]:
+    """An island run's CPU per evaluation by process (run.json, `islands/cpu.py`): the one that
+    would cap a bigger cluster."""
+    if not cpu:
+        return []
+    actors = cpu["actors"]
+    rows = [["driver", fmt(cpu["driver"])], *([f"island {i}", fmt(us)] for i, us in enumerate(cpu["islands"]))]
+    if actors["count"]:
+        rows += [[f"evaluation actors, max of {actors['count']}", fmt(actors["max"])],
+                 ["evaluation actors, mean", fmt(actors["mean"])]]
+    busiest = cpu["busiest"]
+    cap = (f": with a core of its own it caps a run like this one near {1e6 / busiest['us']:,.0f} evaluations "
+           "a second." if busiest["us"] > 0 else ".")
+    return [("p", f"CPU per evaluation of the run, by process ({cpu['evaluations']:,} evaluations of this session, "
+                  "from when the islands were up; the driver's every thread included). Busiest: "
+                  f"{busiest['process']} at {fmt(busiest['us'])} µs{cap}"),
+            ("table", ["process", "CPU µs per evaluation"], rows)]
+
+
 def summary_blocks(run: RunLogs, workers: WorkerUse | None = None) -> tuple[str, list[Block]]:
     """(title, blocks) of a run's summary; `workers`: how busy its Ray workers were, if it had any."""
     meta, last = run.meta, run.generations.iloc[-1]
@@ -178,6 +197,7 @@ def summary_blocks(run: RunLogs, workers: WorkerUse | None = None) -> tuple[str,
     blocks += _hall_of_fame(run)
     spec = meta['spec']
     blocks += _workers(workers, spec.get('execution', {}), spec.get('population', {}).get('algorithm'))
+    blocks += _cpu_per_evaluation(meta.get("cpu_per_evaluation"))
     constant = constant_objectives(run.generations)
     if constant:
         blocks.append(("p", "Constant over the whole run, every individual (not plotted): "

@@ -350,20 +350,18 @@ def test_a_runner_or_an_actor_killed_on_ray_gives_the_same_log(tmp_path, ray_ses
 
 
 @settings(max_examples=200, deadline=None)
-@given(workers=st.integers(1, 128), n=st.integers(1, 2000), seconds=st.one_of(st.none(), st.floats(1e-5, 2.0)))
-def test_island_chunks_keep_two_per_actor_unless_that_is_under_a_twentieth_of_a_second(workers, n, seconds):
+@given(workers=st.integers(1, 128), n=st.integers(1, 100_000))
+def test_island_chunks_are_one_per_actor_up_to_the_largest_chunk(workers, n):
     from pipeline.evaluation.core import MAX_AUTO_CHUNK
-    from pipeline.islands.actors import LANES, MIN_CHUNK_SECONDS, island_chunk
+    from pipeline.islands.actors import island_chunk
 
-    size = island_chunk(n, workers, seconds)
-    lanes = -(-n // (LANES * workers))  # every actor with LANES chunks of the batch
+    size = island_chunk(n, workers)
+    chunks = -(-n // size)
     assert 1 <= size <= MAX_AUTO_CHUNK
-    assert size >= min(lanes, MAX_AUTO_CHUNK)
-    if seconds is None or lanes * seconds >= MIN_CHUNK_SECONDS:
-        assert size == min(lanes, MAX_AUTO_CHUNK)
-    else:  # short evaluations: bigger chunks, still one for each actor at least
-        assert size <= max(lanes, -(-n // workers))
-        assert size * seconds >= MIN_CHUNK_SECONDS or size == min(-(-n // workers), MAX_AUTO_CHUNK)
+    if n <= MAX_AUTO_CHUNK * workers:  # every actor one chunk at most, every chunk as even as can be
+        assert chunks <= workers and size == -(-n // workers)
+    else:
+        assert size == MAX_AUTO_CHUNK
 
 
 @settings(max_examples=100, deadline=None)
@@ -412,3 +410,22 @@ def test_each_island_gets_an_even_share_of_the_actors_one_nodes_together(nodes, 
         assert order == sorted(order)  # one node's actors next to each other, so shares span few nodes
     else:  # fewer actors than islands: each island one of them, every actor used
         assert {share[0] for share in split} == set(slots)
+
+
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.tuples(st.floats(allow_nan=False), st.floats(allow_nan=False))),
+                       max_size=8))
+def test_members_arrive_with_the_fitness_they_were_sent_with(values):
+    from deap import creator
+    from pipeline.islands.travel import pack_members, unpack_members
+
+    if not hasattr(creator, "FitnessTravel"):
+        creator.create("FitnessTravel", base.Fitness, weights=(1.0, -1.0))
+    fitness = [creator.FitnessTravel(v) if v is not None else creator.FitnessTravel() for v in values]
+    members = [Member(id=i, born=0, genome=np.zeros(3, bool), parents=[], origin="init", columns={"a": 1.0},
+                      fitness=f) for i, f in enumerate(fitness)]
+    got = unpack_members(pack_members(members), creator.FitnessTravel)
+    assert [m.fitness.wvalues for m in got] == [f.wvalues for f in fitness]
+    assert [m.fitness.valid for m in got] == [f.valid for f in fitness]
+    assert all(a.fitness == b.fitness for a, b in zip(got, members) if a.fitness.valid)
+    assert all(m.fitness is None for m in unpack_members(pack_members(members)))
