@@ -35,6 +35,7 @@ from .batches import Batch
 from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    narrowed, one_line)
 from .deadline import timed
+from .here_or_pool import HERE, POOL, HereOrPool
 from .local import LocalEvaluator
 from .timing import SecondsPerMember
 
@@ -44,11 +45,12 @@ __all__ = ["ProcessEvaluator", "START_METHOD"]
 # elsewhere (macOS, Windows) spawn, and each worker builds it.
 START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() and os.uname().sysname == "Linux" \
     else "spawn"
-# Two chunks per worker and batch: a worker slowed by other load takes fewer, while a
-# task's own cost per call (exact Nim fitness: ~6 ms of 164 for 160 rule genomes) stays small.
-CHUNKS_PER_WORKER = 2
-# A batch expected to take less than this is scored in the driver: a round trip through
-# the workers costs ~1 ms on an idle machine and tens of ms on a busy one.
+# One chunk per worker and batch: a task's own cost per call (exact Nim fitness: ~5 ms a call,
+# 150 ms for 160 rule genomes in one call, 194 ms in four) is paid once per worker.
+CHUNKS_PER_WORKER = 1
+# While other batches are in flight (an asynchronous loop), a batch expected to take less than
+# this is scored in the driver: a round trip through the workers costs ~1 ms on an idle machine
+# and tens of ms on a busy one. A batch submitted alone goes where batches went faster (`here_or_pool`).
 INLINE_SECONDS = 0.02
 POLL_SECONDS = 1.0  # a worker checks this often that its driver is still alive
 
@@ -124,6 +126,9 @@ class ProcessEvaluator(Evaluator):
         self._failures = 0
         self._closed = False
         self._per_genome = SecondsPerMember()  # the run's evaluation seconds a genome (`_short`)
+        self._where = HereOrPool()  # where a batch submitted alone is scored
+        self._timed: dict[int, float] = {}  # ticket -> when a batch for the workers was submitted
+        self._last_ticket = -1
         for _ in range(workers):
             self._spawn()
 
@@ -146,16 +151,30 @@ class ProcessEvaluator(Evaluator):
         if self._closed:
             raise RuntimeError("evaluator is closed")
         check_batch(genomes, seeds)
-        size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
+        here = task_spec is None and self._here(len(genomes))
+        size = max(len(genomes), 1) if here else \
+            chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                       self._failures)
-        if task_spec is None and self._short(len(genomes)):
-            for chunk in range(len(batch.bounds)):
-                self._score_here(batch, chunk)
+        self._last_ticket = batch.ticket
+        if here:  # one call of the task, timed
+            start = time.perf_counter()
+            self._score_here(batch, 0)
+            self._where.learn(HERE, len(genomes), time.perf_counter() - start)
             return batch.ticket
+        if task_spec is None:
+            self._timed[batch.ticket] = time.perf_counter()
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
         return batch.ticket
+
+    def _here(self, n: int) -> bool:
+        """Whether a batch of `n` genomes is scored in the driver: a short one always; one
+        submitted while the workers are idle where batches went faster (`here_or_pool`)."""
+        if self._short(n):
+            return True
+        idle = not self._queue and all(worker.running is None for worker in self._pool)
+        return idle and not self._where.on_pool()
 
     def _short(self, n: int) -> bool:
         """Whether `n` genomes are expected to take less than INLINE_SECONDS: scored here, they
@@ -264,6 +283,9 @@ class ProcessEvaluator(Evaluator):
             merged = self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
             if batch.task_spec is None:
                 self._per_genome.learn(merged.eval_seconds)
+            submitted = self._timed.pop(batch.ticket, None)
+            if submitted is not None and batch.ticket == self._last_ticket:  # alone in flight: its wall time counts
+                self._where.learn(POOL, len(batch.genomes), time.perf_counter() - submitted)
 
     def _lost(self, worker: _Worker) -> None:
         """A worker died: replace it; its chunk counts one attempt and goes back first in line."""
