@@ -23,7 +23,6 @@ import multiprocessing
 import os
 import signal
 import time
-from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait as wait_for
 from typing import Any, Sequence
@@ -31,8 +30,8 @@ from typing import Any, Sequence
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
-from .batches import Batch
-from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+from .batches import Batch, WorkerPool
+from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    narrowed, one_line)
 from .deadline import timed
 from .here_or_pool import HERE, POOL, HereOrPool
@@ -102,29 +101,19 @@ class _Worker:
     running: tuple[Batch, int] | None = None  # the chunk it scores
 
 
-class ProcessEvaluator(Evaluator):
+class ProcessEvaluator(WorkerPool):
     """`workers` local processes holding the task; see the module docstring."""
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  code: bytes | None = None, eval_timeout: float | None = None) -> None:
         if workers < 1:
             raise ValueError(f"a process pool needs workers >= 1, got {workers}")
-        self.workers = workers
-        self.chunk_size = chunk_size
-        self.max_retries = max_retries
-        self.started = time.monotonic()
-        self.first_ready: float | None = None  # seconds from start to the first ready worker
-        self.all_ready: float | None = None  # ... and to the last
+        super().__init__(workers, chunk_size, max_retries)
         self.local = LocalEvaluator(task_spec, eval_timeout)  # builds the task here, first
         self._args = (task_spec, code, eval_timeout, os.getpid())
         self._context = multiprocessing.get_context(START_METHOD)
         self._pool: list[_Worker] = []
-        self._queue: deque[tuple[Batch, int]] = deque()
-        self._done: dict[int, Evaluated] = {}
-        self._tickets = itertools.count()
         self._numbers = itertools.count(1)
-        self._failures = 0
-        self._closed = False
         self._per_genome = SecondsPerMember()  # the run's evaluation seconds a genome (`_short`)
         self._where = HereOrPool()  # where a batch submitted alone is scored
         self._timed: dict[int, float] = {}  # ticket -> when a batch for the workers was submitted
@@ -181,17 +170,6 @@ class ProcessEvaluator(Evaluator):
         cost no round trip through the workers (measured on the batches that came back)."""
         per_genome = self._per_genome.value
         return per_genome is not None and per_genome * n < INLINE_SECONDS
-
-    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
-        if self._closed:
-            raise RuntimeError("evaluator is closed")
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            ready = [t for t in tickets if t in self._done]
-            left = None if deadline is None else deadline - time.monotonic()
-            if (ready and (not every or len(ready) == len(tickets))) or (left is not None and left <= 0):
-                return {t: self._done.pop(t) for t in ready}
-            self._pump(left)
 
     def close(self) -> None:
         """Stop the workers and wait for them: a forked worker shares the run's lock until it exits."""
@@ -263,10 +241,7 @@ class ProcessEvaluator(Evaluator):
         kind = message[0]
         if kind == "ready":
             worker.label = f"process-{worker.number}/{message[1]}"
-            now = time.monotonic() - self.started
-            self.first_ready = now if self.first_ready is None else self.first_ready
-            if all(w.label for w in self._pool):
-                self.all_ready = now if self.all_ready is None else self.all_ready
+            self._note_ready(all(w.label for w in self._pool))
         elif kind == "broken":
             raise EvaluationError(f"building the task in worker process {worker.number}: {message[1]}")
         else:
@@ -276,16 +251,15 @@ class ProcessEvaluator(Evaluator):
                 raise EvaluationError(f"{batch.describe(chunk)} on {worker.label}: {message[2]}")
             self._finish(batch, chunk, (message[2], message[3], worker.label))
 
-    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> None:
-        batch.results[chunk] = result
-        batch.remaining -= 1
-        if batch.remaining == 0:
-            merged = self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
-            if batch.task_spec is None:
-                self._per_genome.learn(merged.eval_seconds)
+    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> Evaluated | None:
+        """As any pool's, and a whole batch of the run's task teaches the timings (`_here`)."""
+        merged = super()._finish(batch, chunk, result)
+        if merged is not None and batch.task_spec is None:
+            self._per_genome.learn(merged.eval_seconds)
             submitted = self._timed.pop(batch.ticket, None)
             if submitted is not None and batch.ticket == self._last_ticket:  # alone in flight: its wall time counts
                 self._where.learn(POOL, len(batch.genomes), time.perf_counter() - submitted)
+        return merged
 
     def _lost(self, worker: _Worker) -> None:
         """A worker died: replace it; its chunk counts one attempt and goes back first in line."""
