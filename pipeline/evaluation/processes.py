@@ -5,8 +5,12 @@ the task, fed chunks of genomes through a pipe. On Linux they are forked from th
 driver right after it built the task, so a worker is ready in milliseconds and
 never builds the task again (elsewhere they are spawned and build it, and the
 driver scores chunks itself until the first is ready: no core waits for another).
-Chunks are small (several per worker and batch) and go to whichever worker is
-free, so a worker slowed by the machine's other load holds nobody up.
+A batch is cut into one chunk per worker (a task may cost much per call), and a
+batch submitted alone is scored where batches went faster, in the driver or on
+the workers (`here_or_pool`). One spare worker is forked with them, idle: the
+first worker to die is replaced by it, not by a fork made once the run's writer
+and tracker threads exist (a fork copies no other thread, so a lock one of them
+held stays held in the child; Python 3.12 warns). A later death forks.
 
 Failures are handled as on Ray actors (`ray_pool`): a chunk whose task raises is
 narrowed to the raising genomes in the worker (`core.narrowed`); `eval_timeout`
@@ -118,10 +122,10 @@ class ProcessEvaluator(WorkerPool):
         self._where = HereOrPool()  # where a batch submitted alone is scored
         self._timed: dict[int, float] = {}  # ticket -> when a batch for the workers was submitted
         self._last_ticket = -1
-        for _ in range(workers):
-            self._spawn()
+        self._pool.extend(self._spawn() for _ in range(workers))
+        self._spare = self._spawn() if START_METHOD == "fork" else None  # forked before any thread
 
-    def _spawn(self, start_failures: int = 0) -> None:
+    def _spawn(self, start_failures: int = 0) -> _Worker:
         global _tasks
         here, there = self._context.Pipe()
         number = next(self._numbers)
@@ -133,7 +137,7 @@ class ProcessEvaluator(WorkerPool):
         finally:
             _tasks = None
         there.close()
-        self._pool.append(_Worker(process, here, number, start_failures=start_failures))
+        return _Worker(process, here, number, start_failures=start_failures)
 
     def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
                chunk_size: int | None = None) -> int:
@@ -176,12 +180,14 @@ class ProcessEvaluator(WorkerPool):
         if self._closed:
             return
         self._closed = True
-        for worker in self._pool:
+        everyone = self._pool + ([self._spare] if self._spare is not None else [])
+        self._spare = None
+        for worker in everyone:
             try:
                 worker.conn.send(None)
             except OSError:
                 pass
-        for worker in self._pool:
+        for worker in everyone:
             worker.process.join(timeout=5)
             if worker.process.is_alive():
                 worker.process.kill()
@@ -272,7 +278,11 @@ class ProcessEvaluator(WorkerPool):
         failed_starts = 0 if worker.label else worker.start_failures + 1
         if failed_starts >= self.max_retries:
             raise EvaluationError(f"{cause} before it was ready ({failed_starts} attempts)")
-        self._spawn(failed_starts)
+        if failed_starts == 0 and self._spare is not None:  # the spare: ready, and forked before the threads
+            self._pool.append(self._spare)
+            self._spare = None
+        else:
+            self._pool.append(self._spawn(failed_starts))
         if worker.running is not None:
             batch, chunk = worker.running
             batch.attempts[chunk] += 1
