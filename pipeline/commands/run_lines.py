@@ -85,7 +85,7 @@ def _where(workers: list[str], execution: Mapping[str, Any], logged: int | None 
     if on_actors == total:
         return f"{count}, all on {on}"
     share = min(max(on_actors / total, 0.01), 0.99)
-    here = f"the first {total - on_actors:,} in-process" if on == "Ray actors" else "the rest in-process: short batches"
+    here = f"the first {total - on_actors:,} in-process" if on == "Ray actors" else "the rest in-process, where that was faster"
     return f"{count}, {share:.0%} on {on} ({here})"
 
 

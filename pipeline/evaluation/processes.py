@@ -5,8 +5,12 @@ the task, fed chunks of genomes through a pipe. On Linux they are forked from th
 driver right after it built the task, so a worker is ready in milliseconds and
 never builds the task again (elsewhere they are spawned and build it, and the
 driver scores chunks itself until the first is ready: no core waits for another).
-Chunks are small (several per worker and batch) and go to whichever worker is
-free, so a worker slowed by the machine's other load holds nobody up.
+A batch is cut into one chunk per worker (a task may cost much per call), and a
+batch submitted alone is scored where batches went faster, in the driver or on
+the workers (`here_or_pool`). One spare worker is forked with them, idle: the
+first worker to die is replaced by it, not by a fork made once the run's writer
+and tracker threads exist (a fork copies no other thread, so a lock one of them
+held stays held in the child; Python 3.12 warns). A later death forks.
 
 Failures are handled as on Ray actors (`ray_pool`): a chunk whose task raises is
 narrowed to the raising genomes in the worker (`core.narrowed`); `eval_timeout`
@@ -23,7 +27,6 @@ import multiprocessing
 import os
 import signal
 import time
-from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait as wait_for
 from typing import Any, Sequence
@@ -31,10 +34,11 @@ from typing import Any, Sequence
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
-from .batches import Batch
-from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+from .batches import Batch, WorkerPool
+from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    narrowed, one_line)
 from .deadline import timed
+from .here_or_pool import HERE, POOL, HereOrPool
 from .local import LocalEvaluator
 from .timing import SecondsPerMember
 
@@ -44,11 +48,12 @@ __all__ = ["ProcessEvaluator", "START_METHOD"]
 # elsewhere (macOS, Windows) spawn, and each worker builds it.
 START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() and os.uname().sysname == "Linux" \
     else "spawn"
-# Two chunks per worker and batch: a worker slowed by other load takes fewer, while a
-# task's own cost per call (exact Nim fitness: ~6 ms of 164 for 160 rule genomes) stays small.
-CHUNKS_PER_WORKER = 2
-# A batch expected to take less than this is scored in the driver: a round trip through
-# the workers costs ~1 ms on an idle machine and tens of ms on a busy one.
+# One chunk per worker and batch: a task's own cost per call (exact Nim fitness: ~5 ms a call,
+# 150 ms for 160 rule genomes in one call, 194 ms in four) is paid once per worker.
+CHUNKS_PER_WORKER = 1
+# While other batches are in flight (an asynchronous loop), a batch expected to take less than
+# this is scored in the driver: a round trip through the workers costs ~1 ms on an idle machine
+# and tens of ms on a busy one. A batch submitted alone goes where batches went faster (`here_or_pool`).
 INLINE_SECONDS = 0.02
 POLL_SECONDS = 1.0  # a worker checks this often that its driver is still alive
 
@@ -100,34 +105,27 @@ class _Worker:
     running: tuple[Batch, int] | None = None  # the chunk it scores
 
 
-class ProcessEvaluator(Evaluator):
+class ProcessEvaluator(WorkerPool):
     """`workers` local processes holding the task; see the module docstring."""
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  code: bytes | None = None, eval_timeout: float | None = None) -> None:
         if workers < 1:
             raise ValueError(f"a process pool needs workers >= 1, got {workers}")
-        self.workers = workers
-        self.chunk_size = chunk_size
-        self.max_retries = max_retries
-        self.started = time.monotonic()
-        self.first_ready: float | None = None  # seconds from start to the first ready worker
-        self.all_ready: float | None = None  # ... and to the last
+        super().__init__(workers, chunk_size, max_retries)
         self.local = LocalEvaluator(task_spec, eval_timeout)  # builds the task here, first
         self._args = (task_spec, code, eval_timeout, os.getpid())
         self._context = multiprocessing.get_context(START_METHOD)
         self._pool: list[_Worker] = []
-        self._queue: deque[tuple[Batch, int]] = deque()
-        self._done: dict[int, Evaluated] = {}
-        self._tickets = itertools.count()
         self._numbers = itertools.count(1)
-        self._failures = 0
-        self._closed = False
         self._per_genome = SecondsPerMember()  # the run's evaluation seconds a genome (`_short`)
-        for _ in range(workers):
-            self._spawn()
+        self._where = HereOrPool()  # where a batch submitted alone is scored
+        self._timed: dict[int, float] = {}  # ticket -> when a batch for the workers was submitted
+        self._last_ticket = -1
+        self._pool.extend(self._spawn() for _ in range(workers))
+        self._spare = self._spawn() if START_METHOD == "fork" else None  # forked before any thread
 
-    def _spawn(self, start_failures: int = 0) -> None:
+    def _spawn(self, start_failures: int = 0) -> _Worker:
         global _tasks
         here, there = self._context.Pipe()
         number = next(self._numbers)
@@ -139,23 +137,37 @@ class ProcessEvaluator(Evaluator):
         finally:
             _tasks = None
         there.close()
-        self._pool.append(_Worker(process, here, number, start_failures=start_failures))
+        return _Worker(process, here, number, start_failures=start_failures)
 
     def submit(self, genomes: Sequence[Any], seeds: Sequence[int], task_spec: dict | None = None,
                chunk_size: int | None = None) -> int:
         if self._closed:
             raise RuntimeError("evaluator is closed")
         check_batch(genomes, seeds)
-        size = chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
+        here = task_spec is None and self._here(len(genomes))
+        size = max(len(genomes), 1) if here else \
+            chunk_size or self.chunk_size or auto_chunk_size(len(genomes), self.workers, CHUNKS_PER_WORKER)
         batch = Batch(next(self._tickets), genomes, seeds, chunk_bounds(len(genomes), size), task_spec,
                       self._failures)
-        if task_spec is None and self._short(len(genomes)):
-            for chunk in range(len(batch.bounds)):
-                self._score_here(batch, chunk)
+        self._last_ticket = batch.ticket
+        if here:  # one call of the task, timed
+            start = time.perf_counter()
+            self._score_here(batch, 0)
+            self._where.learn(HERE, len(genomes), time.perf_counter() - start)
             return batch.ticket
+        if task_spec is None:
+            self._timed[batch.ticket] = time.perf_counter()
         self._queue.extend((batch, chunk) for chunk in range(len(batch.bounds)))
         self._dispatch()
         return batch.ticket
+
+    def _here(self, n: int) -> bool:
+        """Whether a batch of `n` genomes is scored in the driver: a short one always; one
+        submitted while the workers are idle where batches went faster (`here_or_pool`)."""
+        if self._short(n):
+            return True
+        idle = not self._queue and all(worker.running is None for worker in self._pool)
+        return idle and not self._where.on_pool()
 
     def _short(self, n: int) -> bool:
         """Whether `n` genomes are expected to take less than INLINE_SECONDS: scored here, they
@@ -163,28 +175,19 @@ class ProcessEvaluator(Evaluator):
         per_genome = self._per_genome.value
         return per_genome is not None and per_genome * n < INLINE_SECONDS
 
-    def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
-        if self._closed:
-            raise RuntimeError("evaluator is closed")
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            ready = [t for t in tickets if t in self._done]
-            left = None if deadline is None else deadline - time.monotonic()
-            if (ready and (not every or len(ready) == len(tickets))) or (left is not None and left <= 0):
-                return {t: self._done.pop(t) for t in ready}
-            self._pump(left)
-
     def close(self) -> None:
         """Stop the workers and wait for them: a forked worker shares the run's lock until it exits."""
         if self._closed:
             return
         self._closed = True
-        for worker in self._pool:
+        everyone = self._pool + ([self._spare] if self._spare is not None else [])
+        self._spare = None
+        for worker in everyone:
             try:
                 worker.conn.send(None)
             except OSError:
                 pass
-        for worker in self._pool:
+        for worker in everyone:
             worker.process.join(timeout=5)
             if worker.process.is_alive():
                 worker.process.kill()
@@ -244,10 +247,7 @@ class ProcessEvaluator(Evaluator):
         kind = message[0]
         if kind == "ready":
             worker.label = f"process-{worker.number}/{message[1]}"
-            now = time.monotonic() - self.started
-            self.first_ready = now if self.first_ready is None else self.first_ready
-            if all(w.label for w in self._pool):
-                self.all_ready = now if self.all_ready is None else self.all_ready
+            self._note_ready(all(w.label for w in self._pool))
         elif kind == "broken":
             raise EvaluationError(f"building the task in worker process {worker.number}: {message[1]}")
         else:
@@ -257,13 +257,15 @@ class ProcessEvaluator(Evaluator):
                 raise EvaluationError(f"{batch.describe(chunk)} on {worker.label}: {message[2]}")
             self._finish(batch, chunk, (message[2], message[3], worker.label))
 
-    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> None:
-        batch.results[chunk] = result
-        batch.remaining -= 1
-        if batch.remaining == 0:
-            merged = self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
-            if batch.task_spec is None:
-                self._per_genome.learn(merged.eval_seconds)
+    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> Evaluated | None:
+        """As any pool's, and a whole batch of the run's task teaches the timings (`_here`)."""
+        merged = super()._finish(batch, chunk, result)
+        if merged is not None and batch.task_spec is None:
+            self._per_genome.learn(merged.eval_seconds)
+            submitted = self._timed.pop(batch.ticket, None)
+            if submitted is not None and batch.ticket == self._last_ticket:  # alone in flight: its wall time counts
+                self._where.learn(POOL, len(batch.genomes), time.perf_counter() - submitted)
+        return merged
 
     def _lost(self, worker: _Worker) -> None:
         """A worker died: replace it; its chunk counts one attempt and goes back first in line."""
@@ -276,7 +278,11 @@ class ProcessEvaluator(Evaluator):
         failed_starts = 0 if worker.label else worker.start_failures + 1
         if failed_starts >= self.max_retries:
             raise EvaluationError(f"{cause} before it was ready ({failed_starts} attempts)")
-        self._spawn(failed_starts)
+        if failed_starts == 0 and self._spare is not None:  # the spare: ready, and forked before the threads
+            self._pool.append(self._spare)
+            self._spare = None
+        else:
+            self._pool.append(self._spawn(failed_starts))
         if worker.running is not None:
             batch, chunk = worker.running
             batch.attempts[chunk] += 1

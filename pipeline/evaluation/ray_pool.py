@@ -19,7 +19,6 @@ silent raises `ClusterLost` (`ray_gcs`) before Ray would end the process.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections import deque
 from contextlib import suppress
@@ -33,8 +32,8 @@ from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
 from ..heap import freeze_heap
-from .batches import Batch
-from .core import (Evaluated, EvaluationError, Evaluator, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
+from .batches import Batch, WorkerPool
+from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    failed_columns, narrowed, one_line)
 from .deadline import timeout_line
 from .ray_errors import death_reason
@@ -83,22 +82,17 @@ class _Actor:
     setup: Any = None  # the ref of its setup call (ready once it resolves)
 
 
-class RayEvaluator(Evaluator):
+class RayEvaluator(WorkerPool):
     """A pool of `workers` Ray actors holding the task; see the module docstring."""
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
                  chunk_timeout: float | None = None, start_timeout: float = 120.0, owns_ray: bool = False,
                  code: bytes | None = None, wait_for_all: bool = False, eval_timeout: float | None = None,
                  **actor_options: Any) -> None:
-        self.workers = workers
+        super().__init__(workers, chunk_size, max_retries)
         self.eval_timeout = eval_timeout  # seconds a genome: a chunk running longer is cut (`_time_out`)
-        self.chunk_size = chunk_size
-        self.max_retries = max_retries
         self.chunk_timeout = chunk_timeout
         self.start_timeout = start_timeout
-        self.started = time.monotonic()
-        self.first_ready: float | None = None  # seconds from start to the first ready actor
-        self.all_ready: float | None = None  # ... and to the last
         self._task_spec = dict(task_spec)
         self._code = None if code is None else ray.put(code)  # one copy in the object store, not one per actor
         self._owns_ray = owns_ray
@@ -106,13 +100,8 @@ class RayEvaluator(Evaluator):
         self._remote = ray.remote(_TaskActor).options(**self._actor_options)
         self._pool: list[_Actor] = []
         self._setups: dict[Any, _Actor] = {}  # setup ref -> actor still building its task
-        self._queue: deque[tuple[Batch, int]] = deque()  # chunks waiting for an actor
         self._running: dict[Any, tuple[Batch, int, _Actor]] = {}  # chunk ref -> where it runs
-        self._done: dict[int, Evaluated] = {}
-        self._tickets = itertools.count()
         self._numbers = 0
-        self._failures = 0
-        self._closed = False
         self.park: Callable[[RayEvaluator], None] | None = None  # set: close() hands the pool to it
         self._watch = GcsWatch(current_gcs())  # a lost head or GCS: ClusterLost, not Ray's 60 s exit
         try:
@@ -167,16 +156,8 @@ class RayEvaluator(Evaluator):
                 self._finish_setup(ref)
 
     def wait(self, tickets: Sequence[int], every: bool = False, timeout: float | None = None) -> dict[int, Evaluated]:
-        if self._closed:
-            raise RuntimeError("evaluator is closed")
-        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while True:
-                ready = [t for t in tickets if t in self._done]
-                left = None if deadline is None else deadline - time.monotonic()
-                if (ready and (not every or len(ready) == len(tickets))) or (left is not None and left <= 0):
-                    return {t: self._done.pop(t) for t in ready}
-                self._pump(POLL_SECONDS if left is None else min(POLL_SECONDS, left))
+            return super().wait(tickets, every, timeout)
         except BaseException:  # the batches in flight are forgotten; the actors stay for the next call
             self._queue.clear()
             self._running.clear()
@@ -258,10 +239,7 @@ class RayEvaluator(Evaluator):
             self._replace(actor, reason)
             return
         actor.label = f"actor-{actor.number}@{ip}/{node[:8]}"
-        now = time.monotonic() - self.started
-        self.first_ready = self.first_ready if self.first_ready is not None else now
-        if not self._setups and all(a.label for a in self._pool):
-            self.all_ready = self.all_ready if self.all_ready is not None else now
+        self._note_ready(not self._setups and all(a.label for a in self._pool))
 
     def _check_start_timeout(self) -> None:
         """Fail if no actor is ready and one has waited longer than `start_timeout`."""
@@ -278,8 +256,10 @@ class RayEvaluator(Evaluator):
 
     # -- scheduling ---------------------------------------------------------
 
-    def _pump(self, timeout: float) -> None:
-        """Dispatch, wait for one result or ready actor (at most `timeout` s), handle what came."""
+    def _pump(self, timeout: float | None) -> None:
+        """Dispatch, wait for one result or ready actor (at most `timeout` s, and POLL_SECONDS),
+        handle what came."""
+        timeout = POLL_SECONDS if timeout is None else min(POLL_SECONDS, timeout)
         self._dispatch()
         waiting = [*self._running, *self._setups]
         if waiting:
@@ -320,12 +300,6 @@ class RayEvaluator(Evaluator):
         actor.running.remove(ref)
         actor.busy_since = time.monotonic()
         self._finish(batch, chunk, (columns, seconds, actor.label))
-
-    def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> None:
-        batch.results[chunk] = result
-        batch.remaining -= 1
-        if batch.remaining == 0:
-            self._done[batch.ticket] = batch.merged(self._failures - batch.failures_before)
 
     def _fail(self, actor: _Actor, cause: str) -> None:
         """Requeue every chunk on a failed actor; the one it was running counts an attempt."""

@@ -73,7 +73,7 @@ def test_the_done_line_counts_where_the_evaluations_ran():
     assert _where(["local"] * 30, pool) == "30 evaluations, all in-process"
     assert _where(["process-1/7"] * 30, pool) == "30 evaluations, all on worker processes"
     assert _where(["local"] * 10 + ["process-2/8"] * 30, pool) == \
-        "40 evaluations, 75% on worker processes (the rest in-process: short batches)"
+        "40 evaluations, 75% on worker processes (the rest in-process, where that was faster)"
     assert _where(["local"] * 30, {"workers": 0}) == "30 evaluations in-process"
     assert _where(["local"] * 30, embedded).startswith("30 evaluations, all in-process (the embedded Ray starts only")
     assert _where(["actor-1@x/y"] * 30, embedded) == "30 evaluations, all on Ray actors"

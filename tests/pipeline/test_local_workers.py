@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 import pipeline
 from pipeline.evaluation import EvaluationError, LocalEvaluator, make_evaluator
 from pipeline.evaluation.engines import chosen_engine
-from pipeline.evaluation.processes import ProcessEvaluator
+from pipeline.evaluation.processes import START_METHOD, ProcessEvaluator
 from tests.golden.digest import run_digests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,3 +168,24 @@ def test_a_golden_log_holds_on_worker_processes(tmp_path):
                         **overrides)
     assert run_digests(done.path) == GOLDEN["nim-table-sampled"]
     assert pipeline.open_run(done.path).individuals()["worker"].str.startswith("process-").any()
+
+
+@pytest.mark.skipif(START_METHOD != "fork", reason="workers are spawned there: no fork, no spare")
+def test_the_first_dead_worker_is_replaced_by_the_spare_forked_before_any_thread():
+    genomes, seeds = _genomes(40, 100, seed=4)
+    local = LocalEvaluator(SMALL).evaluate(genomes, seeds)
+    stop = threading.Event()
+    writer = threading.Thread(target=stop.wait, daemon=True)  # as a run's writer thread
+    with ProcessEvaluator(SMALL, 2) as pool:
+        spare = pool._spare
+        writer.start()
+        try:
+            os.kill(pool._pool[0].process.pid, signal.SIGKILL)
+            pool._where.rates = {"here": 1.0, "pool": 1e-9}  # the batch goes to the workers
+            again = pool.evaluate(genomes, seeds)
+            assert pool._pool[-1] is spare and pool._spare is None
+            assert set(again.worker) <= {pool._pool[0].label, spare.label}
+        finally:
+            stop.set()
+    assert spare.number == 3 and not spare.process.is_alive()  # stopped with the pool
+    _same(local, again)
