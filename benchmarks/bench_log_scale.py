@@ -84,10 +84,10 @@ READERS = {"generations()": "run.generations()", "population()": "run.population
            "individuals(id)": "run.individuals(columns=['id'])"}
 
 
-def _spec(size: int, generations: int) -> dict:
+def _spec(size: int, generations: int, offspring: int | None = None) -> dict:
     return {"name": "log-scale", "problem": "sleepy:Sleepy", "seed": 1, "generations": generations,
             "problem_options": {"ms": 0.0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
-            "population": {"size": size, "offspring": size, "tournament": 2},
+            "population": {"size": size, "offspring": offspring or size, "tournament": 2},
             "execution": {"code_dir": str(SLEEPY), "workers": 0}}
 
 
@@ -113,30 +113,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="logged individuals (10^5 on a busy machine)")
     parser.add_argument("--size", type=int, default=100, help="population = offspring")
+    parser.add_argument("--offspring", type=int, default=None, help="offspring a generation (default: --size)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--no-baseline", action="store_true", help="no run without the log (10^7 rows: the reads)")
     parser.add_argument("--out", type=Path, default=None, help="keep the logged run here")
     parser.add_argument("--checkout", type=Path, default=ROOT, help="run this checkout's code (default: this one)")
     args = parser.parse_args()
     global CHECKOUT
     CHECKOUT = args.checkout.resolve()
-    generations = args.rows // args.size - 1  # generation 0 is the population, then `size` a generation
-    spec = json.dumps(_spec(args.size, generations))
-    rows = args.size * (generations + 1)
+    offspring = args.offspring or args.size
+    generations = (args.rows - args.size) // offspring  # generation 0 is the population, then `offspring` each
+    spec = json.dumps(_spec(args.size, generations, offspring))
+    rows = args.size + offspring * generations
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
         cpu: dict[str, list[float]] = {"on": [], "off": []}
         late: list[float] = []
         for round_ in range(args.rounds):
             for mode in (("on", "off") if round_ % 2 == 0 else ("off", "on")):
+                if mode == "off" and args.no_baseline:
+                    continue
                 out = run_dir if mode == "on" else Path(tmp) / "off"
                 result = _child(RUN, spec, str(out), mode)
                 cpu[mode].append(result["cpu"])
                 if mode == "on":
                     late.append(_late_over_early(result["generations"]))
-        on, off = statistics.median(cpu["on"]), statistics.median(cpu["off"])
-        print(f"{rows:,} rows ({generations + 1:,} generations of {args.size}), {args.rounds} round(s)")
-        print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
-              f"({on / off:.2f}x); late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
+        on = statistics.median(cpu["on"])
+        print(f"{rows:,} rows (population {args.size}, {generations:,} generations of {offspring}), {args.rounds} round(s)")
+        if cpu["off"]:
+            off = statistics.median(cpu["off"])
+            print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
+                  f"({on / off:.2f}x)")
+        else:
+            print(f"CPU with the log {on:.1f} s (no run without it)")
+        print(f"late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
         files = [f for f in run_dir.rglob("*") if f.is_file()]
         size_mb = sum(f.stat().st_size for f in files) / 2**20
         print(f"files in the closed run: {len(files)} ({size_mb:.1f} MB)")
