@@ -42,8 +42,10 @@ RUN = """
 import json, resource, sys, time
 import pipeline
 from pipeline.records import recorder, schema
-if sys.argv[3] == "off":  # the log switched off: no table built, nothing written
-    schema.Schema.individuals = lambda self, *args, **kwargs: None
+if sys.argv[3] == "off":  # the log switched off: no table built (an empty one), nothing written
+    import pyarrow
+    EMPTY = pyarrow.table({})
+    schema.Schema.individuals = lambda self, *args, **kwargs: EMPTY
     recorder.Recorder._commit = lambda self, state, table: None
 stamps = [time.perf_counter()]
 pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True,
