@@ -14,7 +14,9 @@ share)), each reader (`generations()`, `population()`, `best()`,
 `individuals(columns=["id"])`) in a fresh process (wall seconds and peak RSS
 from `resource.getrusage`; `baseline` is the same process importing pipeline
 and opening the run, reading nothing), `evo resume` to its first new
-generation, and the files in the run directory.
+generation, and the files in the run directory. `--parts`: one more logged run, timing the log's
+parts by their own thread's CPU (less sensitive to a busy machine than the difference of two
+runs' totals).
 
     .venv/bin/python benchmarks/bench_log_scale.py --rows 100000 --rounds 2
     git worktree add /tmp/before <older commit>   # the figures before, same command:
@@ -42,8 +44,10 @@ RUN = """
 import json, resource, sys, time
 import pipeline
 from pipeline.records import recorder, schema
-if sys.argv[3] == "off":  # the log switched off: no table built, nothing written
-    schema.Schema.individuals = lambda self, *args, **kwargs: None
+if sys.argv[3] == "off":  # the log switched off: no table built (an empty one), nothing written
+    import pyarrow
+    EMPTY = pyarrow.table({})
+    schema.Schema.individuals = lambda self, *args, **kwargs: EMPTY
     recorder.Recorder._commit = lambda self, state, table: None
 stamps = [time.perf_counter()]
 pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True,
@@ -51,6 +55,35 @@ pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True,
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime,
                   "generations": [b - a for a, b in zip(stamps, stamps[1:])]}))
+"""
+
+# The child that runs a spec with the log and prints the thread CPU seconds of each of the
+# log's parts (time.thread_time around them, so waiting and other processes do not count):
+# the loop's (record, less the generation's row, which the log-off run makes too; of it, the
+# table) and the writer thread's (the appends, compactions, checkpoint.json and best.json).
+PARTS = """
+import collections, functools, json, sys, time
+import pipeline
+from pipeline.records import recorder, rundir, schema
+spent = collections.Counter()
+def timed(owner, name, label):
+    real = getattr(owner, name)
+    @functools.wraps(real)
+    def wrapper(*args, **kwargs):
+        start = time.thread_time()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[label] += time.thread_time() - start
+    setattr(owner, name, wrapper)
+for owner, name, label in [(recorder.Recorder, "record", "loop"), (schema.Schema, "generation_row", "row"),
+                           (schema.Schema, "individuals", "table"), (rundir.RunDir, "write_individuals", "append"),
+                           (recorder, "compact", "compaction"), (rundir.RunDir, "write_checkpoint", "derived"),
+                           (rundir.RunDir, "write_best", "derived")]:
+    timed(owner, name, label)
+pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True)
+spent["loop"] -= spent.pop("row")
+print(json.dumps(spent))
 """
 
 # The child that times one reader in a fresh process: seconds and peak RSS.
@@ -84,10 +117,10 @@ READERS = {"generations()": "run.generations()", "population()": "run.population
            "individuals(id)": "run.individuals(columns=['id'])"}
 
 
-def _spec(size: int, generations: int) -> dict:
+def _spec(size: int, generations: int, offspring: int | None = None) -> dict:
     return {"name": "log-scale", "problem": "sleepy:Sleepy", "seed": 1, "generations": generations,
             "problem_options": {"ms": 0.0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
-            "population": {"size": size, "offspring": size, "tournament": 2},
+            "population": {"size": size, "offspring": offspring or size, "tournament": 2},
             "execution": {"code_dir": str(SLEEPY), "workers": 0}}
 
 
@@ -113,30 +146,45 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="logged individuals (10^5 on a busy machine)")
     parser.add_argument("--size", type=int, default=100, help="population = offspring")
+    parser.add_argument("--offspring", type=int, default=None, help="offspring a generation (default: --size)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--no-baseline", action="store_true", help="no run without the log (10^7 rows: the reads)")
+    parser.add_argument("--parts", action="store_true", help="also a run timing the log's parts (thread CPU)")
     parser.add_argument("--out", type=Path, default=None, help="keep the logged run here")
     parser.add_argument("--checkout", type=Path, default=ROOT, help="run this checkout's code (default: this one)")
     args = parser.parse_args()
     global CHECKOUT
     CHECKOUT = args.checkout.resolve()
-    generations = args.rows // args.size - 1  # generation 0 is the population, then `size` a generation
-    spec = json.dumps(_spec(args.size, generations))
-    rows = args.size * (generations + 1)
+    offspring = args.offspring or args.size
+    generations = (args.rows - args.size) // offspring  # generation 0 is the population, then `offspring` each
+    spec = json.dumps(_spec(args.size, generations, offspring))
+    rows = args.size + offspring * generations
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
         cpu: dict[str, list[float]] = {"on": [], "off": []}
         late: list[float] = []
         for round_ in range(args.rounds):
             for mode in (("on", "off") if round_ % 2 == 0 else ("off", "on")):
+                if mode == "off" and args.no_baseline:
+                    continue
                 out = run_dir if mode == "on" else Path(tmp) / "off"
                 result = _child(RUN, spec, str(out), mode)
                 cpu[mode].append(result["cpu"])
                 if mode == "on":
                     late.append(_late_over_early(result["generations"]))
-        on, off = statistics.median(cpu["on"]), statistics.median(cpu["off"])
-        print(f"{rows:,} rows ({generations + 1:,} generations of {args.size}), {args.rounds} round(s)")
-        print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
-              f"({on / off:.2f}x); late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
+        on = statistics.median(cpu["on"])
+        print(f"{rows:,} rows (population {args.size}, {generations:,} generations of {offspring}), {args.rounds} round(s)")
+        if cpu["off"]:
+            off = statistics.median(cpu["off"])
+            print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
+                  f"({on / off:.2f}x)")
+        else:
+            print(f"CPU with the log {on:.1f} s (no run without it)")
+        print(f"late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
+        if args.parts:
+            parts = _child(PARTS, spec, str(Path(tmp) / "parts"))
+            print("thread CPU per logged row: " + ", ".join(f"{name} {seconds / rows * 1e6:.2f} µs"
+                                                           for name, seconds in parts.items()))
         files = [f for f in run_dir.rglob("*") if f.is_file()]
         size_mb = sum(f.stat().st_size for f in files) / 2**20
         print(f"files in the closed run: {len(files)} ({size_mb:.1f} MB)")

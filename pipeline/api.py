@@ -2,7 +2,7 @@
 
     import pipeline
     run = pipeline.run("runs/nim-table.toml", generations=10, workers=0)
-    run.generations()           # one row per generation (generations.parquet)
+    run.generations()           # one row per generation (generations/)
     run.population(5)           # the members alive after generation 5
     run.best(3)                 # the hall of fame, best first
 
@@ -30,7 +30,7 @@ from .spec_notes import RunNote, resume_notes, run_notes
 
 __all__ = ["Run", "run", "resume", "open_run", "load_agent", "shutdown", "OnGeneration"]
 
-# Called after each generation with its row of generations.parquet; returning True stops
+# Called after each generation with its generations row; returning True stops
 # the run there (run.json: status "finished", stop_reason "callback"; `resume` goes on).
 OnGeneration = Callable[[dict[str, Any]], "bool | None"]
 

@@ -43,7 +43,7 @@ class Log(BaseModel):
         'which rows individuals/ keeps: "all" (every evaluation); "every N" (every evaluation of '
         "generations 0, N, 2N, ... and, of the others, the rows resume needs: the members alive after "
         'the generation and the hall of fame); "survivors" (only those rows, every generation). '
-        "generations.parquet, population/ and best.json are whole either way, and resume is exact"))
+        "generations/, population/ and best.json are whole either way, and resume is exact"))
 
     @field_validator("individuals")
     @classmethod

@@ -42,7 +42,7 @@ class State:
     best_so_far: float | None = None  # of the primary objective, for the stop rules
     stagnant: int = 0  # generations since best_so_far last improved
     elapsed: float = 0.0  # seconds spent in generations, over every session of the run
-    rows: list[dict[str, Any]] = field(default_factory=list)  # generations.parquet so far
+    rows: list[dict[str, Any]] = field(default_factory=list)  # the generations rows so far
     extra: dict[str, Any] = field(default_factory=dict)  # an algorithm's own (JSON) state
     emigrants: list[list[Member]] = field(default_factory=list)  # islands.lag: pools of the next migration
 

@@ -1,13 +1,13 @@
 """Compaction: the generations committed one file each (recent/, or an old run's
 individuals/gen-*.parquet) merged into few large zstd Parquet parts.
 
-In this order, each file renamed in whole: generations.parquet (the rows of every
-generation up to the last one compacted), then per part the population part
-(built from the generations' records) and the individuals part, then the
-per-generation files are deleted. Killed at any instant, every generation is in
+In this order, each file renamed in whole, per part: the generations part (their
+rows, `generations.py`), the population part (built from the generations' records)
+and the individuals part; then the per-generation files are deleted. Nothing
+written grows with the run's length. Killed at any instant, every generation is in
 exactly one place for readers: a part wins over the per-generation files it
 covers (`layout.py`), which the next writer deletes (`verify.recover`); a population
-part without its individuals part is ignored by readers and deleted on resume.
+or generations part without its individuals part is ignored by readers and deleted on resume.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from fitness.atomic import atomic_write_bytes
 
 from .dataset import RECORD_KEY, piece_record, piece_table, stream_batches
+from .generations import stale_parts
 from .layout import Piece, part_name, scan
 
 __all__ = ["BLOCK_ROWS", "compact", "population_table"]
@@ -83,16 +84,16 @@ def _part_bytes(table: pa.Table, metadata: dict[bytes, bytes]) -> bytes:
 
 
 def compact(rundir: Any, rows: list[dict[str, Any]], fault: Fault | None = None) -> int:
-    """Merge every generation not yet in a part into parts (`rows`: generations.parquet's rows
+    """Merge every generation not yet in a part into parts (`rows`: the generations rows
     0..last); returns how many generations were merged."""
     pending = [p for p in rundir.pieces().pieces if not p.compacted]
     if not pending:
         return 0
     loaded = [generation for piece in pending for generation in _generations(piece)]
-    rundir.write_generations(rows[: pending[-1].last + 1])
-    _step(fault, "generations")
     for group in _groups(loaded):
         first, last = group[0][0], group[-1][0]
+        rundir.write_generations(first, rows[first:last + 1], list(rows[0]))
+        _step(fault, "generations")
         population = population_table(rundir.identity.get("run_id"), [record for _, _, record in group])
         atomic_write_bytes(rundir.population_dir / part_name(first, last), _part_bytes(population, rundir.file_metadata))
         _step(fault, "population")
@@ -109,9 +110,10 @@ def compact(rundir: Any, rows: list[dict[str, Any]], fault: Fault | None = None)
 
 def remove_covered(rundir: Any) -> int:
     """Delete the per-generation files a part holds (individuals/, recent/, an old run's
-    population/gen-*.parquet) and population parts with no individuals part; returns how many."""
+    population/gen-*.parquet), population and generations parts with no individuals part, and
+    an old run's generations.parquet once parts hold all its rows; returns how many."""
     pieces = rundir.pieces()
-    removed = [p.path for p in pieces.leftovers]
+    removed = [p.path for p in pieces.leftovers] + stale_parts(rundir.generations_dir, pieces, rundir.generations_file)
     spans = {(p.first, p.last) for p in pieces.pieces if p.compacted}
     for p in scan(rundir.population_dir).pieces + scan(rundir.population_dir).leftovers:
         compacted_here = any(first <= p.first and p.last <= last for first, last in spans)

@@ -14,6 +14,7 @@ import pyarrow.ipc as ipc
 
 __all__ = ["TEMP_FILE", "Stream", "describe_os_error"]
 
+_BUFFER_BYTES = 1 << 20  # a generation's batch is written from here in one call (a larger one directly)
 TEMP_FILE = re.compile(r"^\..+\.tmp$")  # fitness.atomic's temp files, left by a crash
 
 
@@ -36,22 +37,31 @@ def _naming(path: Path) -> Iterator[None]:
 
 
 class Stream:
-    """An Arrow IPC stream appended to, one batch per generation (`RunDir.write_individuals`)."""
+    """An Arrow IPC stream appended to, one batch per generation (`RunDir.write_individuals`).
+
+    Through a buffer flushed once a batch: one write call a generation, where the file's own
+    handle took one per column buffer (30-odd for a generation, 2.5 µs a row at 100 rows).
+    A batch is in the file whole once `append` returns, so readers and a kill see what they
+    saw before: whole batches, and at most a torn last one, which readers leave out."""
 
     def __init__(self, path: Path, schema: pa.Schema, metadata: dict[bytes, bytes]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.schema = schema
         with _naming(path):
             self.sink = pa.OSFile(os.fspath(path), "wb")
-            self.writer = ipc.new_stream(self.sink, schema.with_metadata(metadata))
+            self.buffer = pa.BufferedOutputStream(self.sink, buffer_size=_BUFFER_BYTES)
+            self.writer = ipc.new_stream(self.buffer, schema.with_metadata(metadata))
+            self.buffer.flush()
         self.path = path
 
     def append(self, batch: pa.RecordBatch, metadata: dict[bytes, bytes]) -> None:
         with _naming(self.path):
             self.writer.write_batch(batch, custom_metadata=metadata)
+            self.buffer.flush()
 
     def sync(self) -> None:
         with _naming(self.path):
+            self.buffer.flush()
             os.fsync(self.sink.fileno())
 
     def close(self) -> None:
@@ -60,4 +70,5 @@ class Stream:
                 self.writer.close()
                 self.sync()
             finally:
+                self.buffer.close()
                 self.sink.close()

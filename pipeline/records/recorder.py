@@ -1,22 +1,24 @@
 """The recorder: everything a run writes, and resume reading it back.
 
 Each generation is committed by one background writer thread while the next
-one is being scored: one batch appended to recent/'s stream (the commit point,
-carrying the state and summary row in its metadata). Every `BLOCK_ROWS` rows, and at close, the
-writer compacts recent/ into Parquet parts (`compaction.py`); checkpoint.json and
-best.json follow every `DERIVED_SECONDS`, after a compaction and at close. The next
-commit first waits for this one, so at most one generation is in flight and a
-crash only ever loses that one, which resume regenerates identically. Nothing
-a generation writes grows with the run's length.
+ones are being scored: one batch appended to recent/'s stream (the commit point,
+carrying the state and summary row in its metadata), in generation order. Every
+`BLOCK_ROWS` rows, and at close, the writer compacts recent/ into Parquet parts
+(`compaction.py`); checkpoint.json and best.json follow every `DERIVED_SECONDS`,
+after a compaction and at close. The loop waits only when more than `QUEUE_ROWS`
+rows are queued (a compaction's second, at 100 rows a generation, is absorbed);
+a crash loses the queued generations, which resume regenerates identically.
+Nothing a generation writes grows with the run's length.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 import pyarrow as pa
@@ -43,6 +45,7 @@ __all__ = ["Recorder"]
 _LOG_COLUMNS = {"run_id", "generation", "id", "born", "parents", "origin", "genome", "selected", "fitness",
                 "eval_seconds", "worker", "island", "order", "viable", "error"}
 DERIVED_SECONDS = 10.0  # checkpoint.json and best.json at most this old while a run goes on
+QUEUE_ROWS = 20_000  # rows handed to the writer and not yet written before the loop waits
 
 
 class Recorder:
@@ -52,7 +55,8 @@ class Recorder:
         self.schema = schema
         self.noise = noise
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
-        self._pending: Future | None = None
+        self._pending: deque[tuple[Future, int]] = deque()  # the writer's queue: each generation's rows
+        self._queued = 0  # rows in the writer's queue
         self._rows: list[dict[str, Any]] = []  # generations.parquet's rows, 0..the last committed
         self._recent_rows = 0  # rows committed to recent/ and not yet compacted
         self._rows_logged = 0  # rows in the log
@@ -77,7 +81,7 @@ class Recorder:
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
         table = self._thinned(state, table)
-        self.flush()
+        self._wait(QUEUE_ROWS - table.num_rows)
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
         rows = state.rows
@@ -105,6 +109,8 @@ class Recorder:
         self._rows = state.rows
 
         def write() -> None:
+            if self._broken:  # a generation before this one failed: none after it is written
+                raise RuntimeError("an earlier generation's write failed")
             self.rundir.write_individuals(state.generation, table, {"state": checkpoint, "summary": summary})
             self._recent_rows += table.num_rows
             self._rows_logged += table.num_rows
@@ -114,8 +120,18 @@ class Recorder:
             elif due:
                 self._write_derived()
 
-        self.flush()
-        self._pending = self._writer.submit(write)
+        self._pending.append((self._writer.submit(self._failing(write)), table.num_rows))
+        self._queued += table.num_rows
+
+    def _failing(self, write: Callable[[], None]) -> Callable[[], None]:
+        """`write`, marking the recorder broken if it raises (the writer skips the rest)."""
+        def run() -> None:
+            try:
+                write()
+            except BaseException:
+                self._broken = True
+                raise
+        return run
 
     def _compact(self) -> None:
         self.rundir.close_stream()
@@ -152,12 +168,20 @@ class Recorder:
 
     def flush(self) -> None:
         """Wait until every generation handed to the writer is on disk (re-raising its error)."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
+        self._wait(None)
+
+    def _wait(self, rows: int | None) -> None:
+        """Wait until at most `rows` rows (None: none at all) are queued for the writer
+        (re-raising the first failed write's error)."""
+        while self._pending and (rows is None or self._queued > rows):
+            pending, count = self._pending.popleft()
+            self._queued -= count
             try:
                 pending.result()
             except BaseException:
                 self._broken = True  # a write failed (a full disk): close writes nothing more
+                self._pending.clear()
+                self._queued = 0
                 raise
 
     def close(self) -> None:

@@ -1,15 +1,15 @@
 """The run directory: every file written atomically, generation g exactly once.
 
-Layout (see DESIGN.md and `layout.py`): run.json, recent/gen-GGGGGG.arrow (each
-generation as committed), individuals/part-*.parquet and population/part-*.parquet
-(generations compacted, `compaction.py`), generations.parquet, checkpoint.json,
-best.json, report/, run.lock.
+Layout (see DESIGN.md and `layout.py`): run.json, recent/gen-GGGGGG.arrows (each
+generation as committed), individuals/, population/ and generations/part-*.parquet
+(generations compacted, `compaction.py`; an older run's generations.parquet),
+checkpoint.json, best.json, report/, run.lock.
 
-A generation's file in recent/ is its commit point: its metadata carries the state
-after g (population and hall-of-fame ids, ranks, counters) and g's row of
-generations.parquet, so it is published the moment it is renamed in, and a crash
-at any instant leaves a consistent prefix. generations.parquet holds the rows of
-compacted generations; checkpoint.json and best.json are written now and then and
+A generation's batch in recent/ is its commit point: its metadata carries the state
+after g (population and hall-of-fame ids, ranks, counters) and g's generations row,
+so it is published the moment it is whole in the file, and a crash at any instant
+leaves a consistent prefix. generations/ holds the rows of compacted generations
+(`generations.py`); checkpoint.json and best.json are written now and then and
 at close, and resume rebuilds them from the last record (see `verify.py`).
 
 Readers open each file once (`reading.py`) and see only whole generations.
@@ -27,16 +27,16 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fitness.atomic import atomic_write_bytes
 
 from .compaction import population_table
 from .dataset import RECORD_KEY, piece_record, piece_records, piece_table, retrying, stream_batches
 from .files import TEMP_FILE, Stream, _naming, describe_os_error  # noqa: F401 (describe_os_error: re-exported)
+from .generations import generation_rows, write_part
 from .layout import Pieces, is_generation_file, scan
 from .lock import LOCK_NAME, RunLock
-from .reading import RunDirError, read_json, read_parquet
+from .reading import RunDirError, read_json
 
 __all__ = ["RunDir", "RunDirError", "atomic_write_bytes", "atomic_write_json", "describe_os_error", "file_metadata",
            "package_versions", "read_json"]
@@ -52,14 +52,6 @@ def _jsonable(value: Any) -> Any:
 def atomic_write_json(path: Path, payload: Any) -> None:
     with _naming(path):
         atomic_write_bytes(path, (json.dumps(payload, indent=2, default=_jsonable) + "\n").encode())
-
-
-def _table_bytes(table: pa.Table, metadata: dict[bytes, bytes] | None = None) -> bytes:
-    if metadata:
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return sink.getvalue().to_pybytes()
 
 
 def package_versions() -> dict[str, str]:
@@ -91,7 +83,8 @@ class RunDir:
         self.population_dir = self.path / "population"
         self.recent = self.path / "recent"
         self.run_json = self.path / "run.json"
-        self.generations_file = self.path / "generations.parquet"
+        self.generations_file = self.path / "generations.parquet"  # runs written before generations/
+        self.generations_dir = self.path / "generations"
         self.checkpoint_file = self.path / "checkpoint.json"
         self.best_file = self.path / "best.json"
         self.report_dir = self.path / "report"
@@ -111,7 +104,7 @@ class RunDir:
 
     def check_writable(self) -> None:
         """Fail now, in one line, if files cannot be created here (before Ray starts)."""
-        for folder in (self.path, self.individuals, self.population_dir, self.recent):
+        for folder in (self.path, self.individuals, self.population_dir, self.recent, self.generations_dir):
             if folder.is_dir():
                 probe = folder / f".probe-{os.getpid()}.tmp"
                 with _naming(folder):
@@ -121,7 +114,7 @@ class RunDir:
     def remove_if_empty(self) -> None:
         """Remove the lock file and the directory when nothing else is in it."""
         self.lock_file.unlink(missing_ok=True)
-        for folder in (self.individuals, self.population_dir, self.recent, self.path):
+        for folder in (self.individuals, self.population_dir, self.recent, self.generations_dir, self.path):
             if folder.is_dir() and not any(folder.iterdir()):
                 folder.rmdir()
 
@@ -133,7 +126,7 @@ class RunDir:
         """Remove a previous run's files (for `--force`, under the lock); leaves other files alone."""
         for file in (self.run_json, self.generations_file, self.checkpoint_file, self.best_file):
             file.unlink(missing_ok=True)
-        for folder in (self.individuals, self.population_dir, self.recent, self.report_dir):
+        for folder in (self.individuals, self.population_dir, self.recent, self.generations_dir, self.report_dir):
             if folder.exists():
                 for file in folder.iterdir():
                     file.unlink()
@@ -142,7 +135,7 @@ class RunDir:
     def clean_temp_files(self) -> list[Path]:
         """Delete temp files a crash left mid-write (only the writer, under the lock, calls this)."""
         removed = []
-        for folder in (self.path, self.individuals, self.population_dir, self.recent):
+        for folder in (self.path, self.individuals, self.population_dir, self.recent, self.generations_dir):
             if folder.is_dir():
                 for file in folder.iterdir():
                     if TEMP_FILE.match(file.name) and file.is_file():
@@ -250,27 +243,17 @@ class RunDir:
                               "in generations.parquet and population/")
         return record["record"]
 
-    def write_generations(self, rows: list[dict[str, Any]]) -> None:
-        with _naming(self.generations_file):
-            atomic_write_bytes(self.generations_file, _table_bytes(pa.Table.from_pylist(rows), self.file_metadata))
+    def write_generations(self, first: int, rows: list[dict[str, Any]], keys: list[str]) -> None:
+        """generations/'s part of generations first.. (`rows`), columns `keys` (`generations.py`)."""
+        with _naming(self.generations_dir):
+            write_part(self.generations_dir, first, rows, keys, self.file_metadata)
 
     def read_generations(self, columns: list[str] | None = None) -> list[dict[str, Any]]:
-        """One row per published generation (only `columns` if given): generations.parquet's, then
-        the rows that generations committed since carry in their records."""
+        """One row per published generation (only `columns` if given): from generations/'s
+        parts, an older run's generations.parquet, then the records of generations committed since."""
         def read(pieces: Pieces) -> list[dict[str, Any]]:
-            try:
-                rows = read_parquet(self.generations_file, columns).to_pylist()
-            except FileNotFoundError:
-                rows = []
-            except (pa.ArrowException, OSError) as exc:
-                raise RunDirError(f"{self.generations_file}: unreadable ({str(exc).splitlines()[0]})") from None
-            rows = [row for row in rows if row["generation"] <= pieces.last] if "generation" in (
-                columns or ["generation"]) else rows[:pieces.last + 1]
-            for piece in pieces.pieces:
-                if not piece.compacted and piece.last >= len(rows):
-                    summaries = [r["summary"] for r in piece_records(piece)[max(len(rows) - piece.first, 0):]]
-                    rows += summaries if columns is None else [{c: r.get(c) for c in columns} for r in summaries]
-            return rows
+            return generation_rows(self.generations_dir, self.generations_file, pieces,
+                                   lambda piece: [r["summary"] for r in piece_records(piece)], columns)
         return retrying(self.pieces, read)
 
     def published(self) -> range:

@@ -1,6 +1,6 @@
 """What a golden log pins: a run directory's content minus what may differ (timing, workers).
 
-Digests are per part (individuals/, population/, generations.parquet, best.json)
+Digests are per part (individuals/, population/, generations/ or generations.parquet, best.json)
 so a failing comparison says which part moved.
 """
 
@@ -55,12 +55,26 @@ def _read(path: Path) -> pa.Table:
     return pq.read_table(path)
 
 
+def _generations(run_dir: Path) -> list[pa.Table]:
+    """The generations' rows in order: generations/part-G-H.parquet (each compaction appends one),
+    and a run's generations.parquet written before those parts (rows 0..C, the parts from C+1;
+    a row a part also holds is read from the part)."""
+    parts = [table for table in _files(run_dir / "generations") if table.num_rows]
+    held = {g for table in parts for g in table.column("generation").to_pylist()}
+    old = run_dir / "generations.parquet"
+    if not old.is_file():
+        return parts
+    legacy = pq.read_table(old)
+    keep = [g not in held for g in legacy.column("generation").to_pylist()]
+    return [legacy.filter(pa.array(keep, pa.bool_())), *parts]
+
+
 def run_digests(run_dir: str | Path) -> dict[str, str]:
     run_dir = Path(run_dir)
     best = json.loads((run_dir / "best.json").read_text())
     return {
         "individuals": _table_digest(_files(run_dir / "individuals", run_dir / "recent")),
         "population": _table_digest(_files(run_dir / "population")),
-        "generations": _table_digest([pq.read_table(run_dir / "generations.parquet")]),
+        "generations": _table_digest(_generations(run_dir)),
         "best": hashlib.sha256(json.dumps(best, sort_keys=True).encode()).hexdigest()[:16],
     }

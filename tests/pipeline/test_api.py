@@ -75,7 +75,7 @@ def test_a_callback_stops_the_run_and_resume_finishes_it_identically(tmp_path):
 def test_every_parquet_file_names_its_run_spec_and_versions(tmp_path):
     run = pipeline.run(_spec(tmp_path, SAMPLED), out=str(tmp_path / "run"))
     files = sorted(run.path.rglob("*.parquet"))
-    assert {f.parent.name for f in files} == {"individuals", "population", "run"}
+    assert {f.parent.name for f in files} == {"individuals", "population", "generations"}
     for file in files:
         metadata = pq.read_metadata(file).metadata
         assert metadata[b"evo.run_id"].decode() == run.run_id

@@ -10,6 +10,7 @@ import pytest
 
 import pipeline
 from pipeline.records import RunDir, compaction, recorder
+from tests.golden.digest import run_digests
 
 from .test_runs import SETCOVER_SPEC, comparable, generations_log, spec_file
 
@@ -100,3 +101,41 @@ def test_individuals_reads_only_the_columns_and_generations_asked(reference):
     pd.testing.assert_frame_equal(frame, expected)
     assert reference.individuals(generations=5)["generation"].unique().tolist() == [5]
     assert RunDir(reference.path).read_individuals(ids=[0, 3])["id"].tolist() == [0, 3]
+
+
+def test_generations_rows_are_appended_a_part_per_compaction_never_rewritten(tmp_path, monkeypatch, small_parts,
+                                                                            reference):
+    real, seen = compaction.compact, {}
+
+    def compact(rundir, rows, fault=None):  # each generations part's file, as each compaction finds it
+        seen.update({p.name: p.stat().st_ino for p in rundir.generations_dir.glob("part-*")})
+        return real(rundir, rows, fault)
+    monkeypatch.setattr(recorder, "compact", compact)
+    run = pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(tmp_path / "run"), generations=GENERATIONS)
+    parts = {p.name: p.stat().st_ino for p in (run.path / "generations").iterdir()}
+    assert sorted(parts) == sorted(p.name for p in (run.path / "individuals").iterdir())
+    assert all(parts[name] == inode for name, inode in seen.items())  # written once each
+    assert not (run.path / "generations.parquet").exists()
+    assert pd.read_parquet(run.path / "generations")["generation"].tolist() == list(range(GENERATIONS + 1))
+    pd.testing.assert_frame_equal(generations_log(run.path), generations_log(reference.path))
+
+
+def test_a_run_with_one_generations_file_reads_and_resumes_to_the_uninterrupted_log(tmp_path, small_parts,
+                                                                                    reference):
+    """The layout before generations/: generations.parquet holds the rows of every compacted
+    generation; a resumed run appends parts after it and reads both."""
+    out = tmp_path / "run"
+    pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(out), generations=6)  # parts 0-3, 4-6
+    rows = pd.read_parquet(out / "generations")
+    for part in (out / "generations").iterdir():
+        part.unlink()
+    (out / "generations").rmdir()
+    rows.to_parquet(out / "generations.parquet", index=False)
+    assert pipeline.open_run(out).generations()["generation"].tolist() == list(range(7))
+    resumed = pipeline.resume(out, generations=GENERATIONS)
+    assert (out / "generations.parquet").exists()  # rows 0-6 stay there, 7.. go to parts
+    assert sorted(p.name for p in (out / "generations").iterdir()) == ["part-000007-000009.parquet",
+                                                                         "part-000010-000010.parquet"]
+    pd.testing.assert_frame_equal(generations_log(resumed.path), generations_log(reference.path))
+    pd.testing.assert_frame_equal(comparable(resumed.path), comparable(reference.path))
+    assert run_digests(resumed.path)["generations"] == run_digests(reference.path)["generations"]

@@ -150,7 +150,7 @@ def test_resume_of_a_run_stopped_on_stagnation_says_why_and_goes_on_with_a_new_r
     assert run_cli(["run", str(spec), "--out", str(out)], capsys)[0] == 0
     meta = json.loads((out / "run.json").read_text())
     assert meta["stop_reason"] == "stagnation"
-    last = int(pd.read_parquet(out / "generations.parquet")["generation"].max())
+    last = int(pd.read_parquet(out / "generations")["generation"].max())
     code, stdout, _ = run_cli(["resume", str(out)], capsys)
     assert code == 0
     assert stdout.startswith(f"{out} already finished at generation {last} of 40: no improvement in 1 "

@@ -307,7 +307,7 @@ def test_islands_lost_again_and_again_end_the_run_with_the_cause_and_the_generat
                                               r"island dispatcher: ActorDiedError: killed"):
         _run(tmp_path, SETCOVER, "lost")
     assert len(calls) == 1 + island_loop.MAX_RESTARTS + 1
-    assert pd.read_parquet(tmp_path / "lost" / "generations.parquet")["generation"].max() >= 1
+    assert pd.read_parquet(tmp_path / "lost" / "generations")["generation"].max() >= 1
 
 
 def _pid(ray_session, actor) -> int:

@@ -216,4 +216,4 @@ def test_a_kinds_record_array_that_disagrees_with_to_record_stops_the_run_before
     spec = {**SLEEPY_SPEC, "genome": {"kind": "kinds:ShortBits"}, "execution": {"workers": 0, "code_dir": str(folder)}}
     with pytest.raises(ValueError, match="genome kind 'kinds:ShortBits': record_array gave 11 values"):
         pipeline.run(spec, out=str(tmp_path / "short"))
-    assert not (tmp_path / "short" / "individuals").exists() and not (tmp_path / "short" / "generations.parquet").exists()
+    assert not (tmp_path / "short" / "individuals").exists() and not (tmp_path / "short" / "generations").exists()

@@ -92,7 +92,7 @@ def test_parameters_draw_the_last_generation_as_wide_as_the_others(runs):
 
 
 def test_a_constant_objective_is_named_not_drawn(runs):
-    gens = pd.read_parquet(runs["setcover"] / "generations.parquet")
+    gens = pd.read_parquet(runs["setcover"] / "generations")
     assert gens["best_covered"].nunique() == 1  # every cover is complete after repair
     fig = report_figures(runs["setcover"])["objectives"]
     try:

@@ -188,8 +188,9 @@ def test_an_unfinished_first_generation_starts_over(tmp_path, references, capsys
     run = run_spec(tmp_path, TEXT, "fresh")
     for file in [*(run / "individuals").iterdir(), *(run / "population").iterdir()]:
         file.unlink()
-    for name in ("checkpoint.json", "best.json", "generations.parquet"):
+    for name in ("checkpoint.json", "best.json"):
         (run / name).unlink()
+    shutil.rmtree(run / "generations")
     as_if_killed(run)
     code, _ = resume(run, capsys)
     assert code == 0

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import pipeline
 from pipeline.cli import main
 from pipeline.records import RunDir
 from pipeline.runner import RunExists, start_run
@@ -71,7 +72,7 @@ def comparable(run_dir: Path) -> pd.DataFrame:
 
 
 def generations_log(run_dir: Path) -> pd.DataFrame:
-    frame = pd.read_parquet(run_dir / "generations.parquet")
+    frame = pipeline.open_run(run_dir).generations()  # generations/, or an older run's generations.parquet
     return frame.drop(columns=["wall_seconds", "elapsed_seconds", "worker_failures"])
 
 
@@ -99,7 +100,7 @@ def test_a_nim_run_writes_the_documented_logs(tmp_path, kind):
         assert set(rows["id"]) <= set(before["id"]) and len(rows) == 6
     assert set(individuals["origin"]) <= {"init", "crossover", "mutation", "reproduction"}
     assert individuals["optimal_move_rate"].between(0, 1).all()
-    gens = pd.read_parquet(out / "generations.parquet")
+    gens = pd.read_parquet(out / "generations")
     assert list(gens["generation"]) == [0, 1, 2, 3]
     assert list(gens["evaluations"]) == [6, 20, 34, 48]
     meta = RunDir(out).read_run()
@@ -122,7 +123,7 @@ def test_setcover_run_keeps_every_cover_feasible_and_improves(tmp_path):
     out = run_spec(tmp_path, SETCOVER_SPEC, "sc")
     individuals = pd.read_parquet(out / "individuals")
     assert individuals["feasible"].all()  # repair makes every genome a cover
-    gens = pd.read_parquet(out / "generations.parquet")
+    gens = pd.read_parquet(out / "generations")
     assert (np.diff(gens["best_cost"]) <= 0).all()  # elitist: the best never gets worse
 
 
@@ -139,7 +140,7 @@ def test_stop_on_target_and_on_stagnation(tmp_path):
     target = NIM_SPEC.format(generations=50, kind="table", games=10) + "[stop]\ntarget = 0.0\n"
     out = run_spec(tmp_path, target, "target")
     assert RunDir(out).read_run()["stop_reason"] == "target"
-    assert len(pd.read_parquet(out / "generations.parquet")) == 1
+    assert len(pd.read_parquet(out / "generations")) == 1
     stale = SETCOVER_SPEC.replace("generations = 4", "generations = 500") + "[stop]\nstagnation = 2\n"
     out = run_spec(tmp_path, stale, "stale")
     assert RunDir(out).read_run()["stop_reason"] == "stagnation"

@@ -63,7 +63,7 @@ def test_an_exact_run_logs_exact_figures_and_never_rescores(tmp_path):
 def test_an_exact_run_resumes_from_its_resolved_spec(tmp_path):
     _, out = run(tmp_path, "again", opponents='{ expert = "exact", random = "exact" }')
     resume_run(out, overrides={"generations": 5})
-    assert pd.read_parquet(out / "generations.parquet")["generation"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert pd.read_parquet(out / "generations")["generation"].tolist() == [0, 1, 2, 3, 4, 5]
 
 
 def test_sampled_best_json_agrees_with_a_fresh_100k_match(tmp_path):

@@ -49,7 +49,7 @@ def _steps(out: Path, metric: str) -> list[int]:
 
 
 def _generations(out: Path) -> list[int]:
-    return pd.read_parquet(out / "generations.parquet")["generation"].tolist()
+    return pd.read_parquet(out / "generations")["generation"].tolist()
 
 
 def test_each_generation_is_one_step_with_the_rows_figures(tmp_path):

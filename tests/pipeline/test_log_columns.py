@@ -1,0 +1,77 @@
+"""A generation's individuals table, built column by column in bulk (`Schema.individuals`),
+holds what a row-by-row build of the same members holds: the same columns, types and values."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pyarrow as pa
+from deap import base, creator
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.evolution.members import Member
+from pipeline.records.schema import Schema
+
+if not hasattr(creator, "Fitness_p1"):
+    creator.create("Fitness_p1", base.Fitness, weights=(1.0,))
+KIND = SimpleNamespace(records=lambda genomes: pa.array(genomes, pa.list_(pa.bool_())))
+
+
+def _reference(schema: Schema, generation: int, members: list[Member], islands: bool) -> pa.Table:
+    """The row-by-row build the bulk one replaced: one Python list per column."""
+    n = len(members)
+    columns = {"run_id": pa.array([schema.run_id] * n, pa.string()), "generation": pa.array([generation] * n, pa.int64()),
+               "id": pa.array([m.id for m in members], pa.int64()), "born": pa.array([m.born for m in members], pa.int64()),
+               "parents": pa.array([m.parents for m in members], pa.list_(pa.int64())),
+               "origin": pa.array([m.origin for m in members], pa.string()), "genome": KIND.records([m.genome for m in members]),
+               "selected": pa.array([m.selected for m in members], pa.bool_())}
+    if islands:
+        columns["island"] = pa.array([m.island for m in members], pa.int64())
+    if any(m.order is not None for m in members):
+        columns["order"] = pa.array([m.order for m in members], pa.int64())
+    if schema.objectives.mode == "weighted":
+        columns["fitness"] = pa.array([m.fitness.values[0] if m.fitness.valid else None for m in members], pa.float64())
+    failed = any(m.error is not None for m in members)
+    names = dict.fromkeys(k for m in members for k in m.columns) if failed else members[0].columns
+    for name in names:
+        columns[name] = pa.array([m.columns.get(name) for m in members])
+    if schema.viability or failed:
+        columns["viable"] = pa.array([m.error is None for m in members], pa.bool_())
+        columns["error"] = pa.array([m.error for m in members], pa.string())
+    columns["eval_seconds"] = pa.array([m.eval_seconds for m in members], pa.float64())
+    columns["worker"] = pa.array([m.worker for m in members], pa.string())
+    return pa.table(columns)
+
+
+@st.composite
+def _members(draw: st.DrawFn) -> list[Member]:
+    n = draw(st.integers(1, 12))
+    failing = draw(st.sets(st.integers(0, n - 1))) if draw(st.booleans()) else set()
+    ordered = draw(st.booleans())
+    workers = draw(st.lists(st.sampled_from(["local", "w1", "w2"]), min_size=n, max_size=n))
+    members = []
+    for i in range(n):
+        error = "ones is NaN" if i in failing else None
+        columns = {"ones": None, "cost": None} if error else {"ones": draw(st.integers(0, 64)), "cost": draw(st.floats(0, 9))}
+        fitness = creator.Fitness_p1()
+        if error is None:
+            fitness.values = (float(columns["ones"]),)
+        members.append(Member(id=draw(st.integers(0, 10**9)), born=draw(st.integers(0, 50)),
+                              genome=draw(st.lists(st.booleans(), min_size=3, max_size=3)),
+                              parents=draw(st.lists(st.integers(0, 10**6), max_size=3)),
+                              origin=draw(st.sampled_from(["crossover", "mutation", "migrant"])), columns=columns,
+                              eval_seconds=draw(st.floats(0, 1)), worker=workers[i], fitness=fitness,
+                              selected=draw(st.booleans()), island=draw(st.integers(0, 3)),
+                              order=(i if draw(st.booleans()) else None) if ordered else None, error=error))
+    return members
+
+
+@settings(max_examples=60, deadline=None)
+@given(members=_members(), mode=st.sampled_from(["weighted", "pareto"]), islands=st.booleans(),
+       viability=st.booleans())
+def test_the_bulk_table_is_the_row_by_row_table(members, mode, islands, viability):
+    schema = Schema("run-1", KIND, SimpleNamespace(mode=mode, fitness_class=creator.Fitness_p1), viability)
+    for _ in range(2):  # the second time through its cached constant columns
+        table = schema.individuals(7, members, islands=islands)
+        assert table.equals(_reference(schema, 7, members, islands)), table.schema
