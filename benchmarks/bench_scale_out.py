@@ -97,7 +97,7 @@ def evaluated_rows(run_dir: Path) -> pd.DataFrame:
 def run_efficiency(run_dir: Path, scored: pd.DataFrame, workers: int) -> tuple[float, list[float]]:
     """Sleeps of generations 1.. / W over their wall time (generation 0 also pays the first
     variation and the pool's warm-up), and those sleeps in order, for the ceiling."""
-    rows = pd.read_parquet(run_dir / "generations.parquet")
+    rows = __import__("pipeline").open_run(run_dir).generations()
     later = scored[scored["generation"] >= 1]
     wall = rows.loc[rows["generation"] >= 1, "wall_seconds"].sum()
     return later["slept"].sum() / workers / wall, later["slept"].tolist()
