@@ -356,8 +356,9 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                   f"max / mean | Ray's busiest daemon: {_processes(row['process_us'])}", flush=True)
             if row.get("run_cpu_us"):  # what the run measured itself (run.json; generation 0 included)
                 own = row["run_cpu_us"]
-                print(f"  - the run's own (run.json, first round, generation 0 included): driver | each island runner | actors max / mean: "
-                      f"{own['driver']:.1f} | {' '.join(f'{v:.1f}' for v in own['islands'])} | "
+                islands = " ".join(f"{v:.1f}" for v in own["islands"])
+                print(f"  - the run's own (run.json, first round, generation 0 included): driver | each island "
+                      f"runner | actors max / mean: {own['driver']:.1f} | {islands} | "
                       f"{own['actors']['max']:.1f} / {own['actors']['mean']:.1f}", flush=True)
             for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
                 if timeline:
