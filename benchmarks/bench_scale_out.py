@@ -29,6 +29,8 @@ spend more than 8 µs an evaluation on 2 cores, issue 41), and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
 a fixed cost per second), and the same for the ceiling: on a machine with
 fewer cores than processes, CPU is what bounds the efficiency. With
+islands, also what the run measured itself (run.json's `cpu_per_evaluation`,
+from when the islands are up, generation 0 included, so higher). With
 `--timeline`, each run's workers' busy share and the share of a call's time
 beyond its sleeps, against the bare actors' (`worker_timeline.py`).
 
@@ -214,6 +216,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
                         "driver_ms": 1000 * cpu / evaluations,
                         "cpu_ms": per_evaluation(spent, in_window),
                         "process_us": per_process(processes, in_window),
+                        "run_cpu_us": json.loads((out / "run.json").read_text()).get("cpu_per_evaluation"),
                         "timeline": describe(summarise(calls_dir, generation_times, workers)) if calls_dir else ""})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
@@ -351,6 +354,12 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                   f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
             print(f"  - CPU µs per evaluation by process: driver | each island runner | dispatcher | actors "
                   f"max / mean | Ray's busiest daemon: {_processes(row['process_us'])}", flush=True)
+            if row.get("run_cpu_us"):  # what the run measured itself (run.json; generation 0 included)
+                own = row["run_cpu_us"]
+                islands = " ".join(f"{v:.1f}" for v in own["islands"])
+                print(f"  - the run's own (run.json, first round, generation 0 included): driver | each island "
+                      f"runner | actors max / mean: {own['driver']:.1f} | {islands} | "
+                      f"{own['actors']['max']:.1f} / {own['actors']['mean']:.1f}", flush=True)
             for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
                 if timeline:
                     print(f"  - round {r}, {row['algorithm']}: {timeline}; bare actors: {calls}", flush=True)

@@ -4,10 +4,11 @@ A process that spends s seconds of CPU per evaluation of the run caps it at
 1 / s evaluations a second however many cores the cluster has (DESIGN.md,
 "Scale-out"). So the run measures it for itself: the driver its own process
 (every thread: Ray's and the log writer's too), and each island runner and
-evaluation actor its own, asked once the islands are up and once more at
-the end (`cpu()`: `time.process_time()` there). A runner or actor lost
-meanwhile counts what it was last asked; its successor from when it is first
-asked (its start-up then included). The figures go to run.json
+evaluation actor its own (`time.process_time()` there): a runner's with each
+epoch it sends, an actor's asked (`cpu()`) once the islands are up and once
+more at the end. A runner or actor lost meanwhile counts what it had spent
+when last heard of; an actor's successor from when it is first asked (its
+start-up then included). The figures go to run.json
 (`cpu_per_evaluation`) and `evo report`'s Workers section.
 """
 

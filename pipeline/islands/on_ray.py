@@ -81,7 +81,6 @@ class RayIslands:
 
     def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
         if self._begun:  # a restart: fresh runners over live actors, nothing of the old queued epochs
-            self._read_cpu()
             self._cpu_at = {label: at for label, at in self._cpu_at.items() if not label.startswith("island ")}
             for runner in self.runners:
                 ray.kill(runner)
@@ -127,7 +126,7 @@ class RayIslands:
         for ref in ready:
             island = self._running.pop(ref)
             try:
-                sent, lost = ray.get(ref)
+                sent, lost, cpu = ray.get(ref)
             except RayTaskError as error:  # the island's own code raised (a task error, a broken spec)
                 cause = error.cause
                 if isinstance(cause, (RayError, IslandsLost)):  # a source's runner, or its own actors, lost
@@ -137,6 +136,7 @@ class RayIslands:
             except RayError as error:  # the runner died (its node was lost)
                 raise IslandsLost(f"island {island}'s runner: {one_line(error)}") from None
             self._replace(island, lost)
+            self._count_cpu(f"island {island}", cpu)
             finished.append((island, received(sent, self._fitness_class)))
         return finished
 
@@ -162,25 +162,27 @@ class RayIslands:
 
     def cpu_spent(self) -> dict[str, float]:
         """CPU seconds each runner ("island <i>") and actor ("actor-<n>") spent since it was first
-        asked (`cpu.py`); those that do not answer within `PROBE_SECONDS` count until their last answer."""
-        self._read_cpu()
+        heard of (`cpu.py`); an actor that does not answer within `PROBE_SECONDS` counts until its last answer."""
+        self._read_cpu(runners=False)  # a runner's comes with each epoch (one may run on after a stop)
         return dict(self._cpu_spent)
 
-    def _read_cpu(self) -> None:
-        handles = {f"island {i}": runner for i, runner in enumerate(self.runners)}
+    def _read_cpu(self, runners: bool = True) -> None:
+        handles = {f"island {i}": runner for i, runner in enumerate(self.runners)} if runners else {}
         handles.update((f"actor-{number}", handle) for handle, number, _ in self.pool.slots())
         asked = {handle.cpu.remote(): label for label, handle in handles.items()}
         answered, _ = ray.wait(list(asked), num_returns=len(asked), timeout=PROBE_SECONDS)
         for ref in answered:
-            label = asked[ref]
             try:
-                seconds = ray.get(ref)
+                self._count_cpu(asked[ref], ray.get(ref))
             except RayError:  # lost meanwhile: what it spent before counts
                 continue
-            if label in self._cpu_at:
-                self._cpu_spent[label] = self._cpu_spent.get(label, 0.0) + seconds - self._cpu_at[label]
-            self._cpu_at[label] = seconds
-            self._cpu_spent.setdefault(label, 0.0)
+
+    def _count_cpu(self, label: str, seconds: float) -> None:
+        """Process `label` has spent `seconds` of CPU so far: what it spent since it was last heard of."""
+        if label in self._cpu_at:
+            self._cpu_spent[label] = self._cpu_spent.get(label, 0.0) + seconds - self._cpu_at[label]
+        self._cpu_at[label] = seconds
+        self._cpu_spent.setdefault(label, 0.0)
 
     def close(self) -> None:
         """Kill the runners (a stop discards the epochs they were running); the pool is the run's."""

@@ -87,11 +87,12 @@ class IslandRunner:
         self.actors.adopt(slots)
 
     def run_epoch(self, island: int, first: int, last: int, migrate: bool, own: list | None,
-                  *packed_sources: list) -> tuple[tuple[Sent, list[tuple[int, str]]], list]:
+                  *packed_sources: list) -> tuple[tuple[Sent, list[tuple[int, str]], float], list]:
         """Generations `first`..`last` of `island` from `own` (with the migration after `first - 1`
-        from `sources`, in `Plan.sources` order, if `migrate`): the epoch's generations and the
-        actors found dead meanwhile; and its population after `last`. `own` None: the population
-        this runner's previous epoch ended with. Members come and go packed (`travel.py`)."""
+        from `sources`, in `Plan.sources` order, if `migrate`): the epoch's generations, the
+        actors found dead meanwhile and this process's CPU seconds so far (`cpu.py`); and its
+        population after `last`. `own` None: the population this runner's previous epoch ended
+        with. Members come and go packed (`travel.py`)."""
         if hasattr(self, "broken"):
             raise self.broken
         if own is None:
@@ -109,7 +110,7 @@ class IslandRunner:
         done, population = evolve(self.parts.algorithm, scorer, self.rows, self.plan, island, population, first, last)
         self.kept = (last, population)
         lost, self.actors.lost = self.actors.lost, []
-        return (_sent(done), lost), pack_members(population)
+        return (_sent(done), lost, time.process_time()), pack_members(population)
 
     def _arrived(self, packed: list) -> list[Member]:
         """Members as `pack_members` sent them, with their DEAP fitness."""
