@@ -36,6 +36,18 @@ class Scorer:
         self.apply(members, result)
         return int(result.failures)
 
+    def start(self, generation: int, members: list[Member], island: int | None = None) -> int:
+        """Start scoring a generation's batch, as `score` would; `finish` waits and applies it.
+        Meanwhile the caller does work that needs no result (an island runner: the last
+        generation's log rows), so its evaluation actors are not idle while it does."""
+        return self.evaluator.submit([m.genome for m in members], self.noise.seeds(generation, len(members), island))
+
+    def finish(self, ticket: int, members: list[Member]) -> int:
+        """`start`'s batch applied to `members`; returns the worker failures recovered."""
+        result = self.evaluator.wait([ticket], every=True)[ticket]
+        self.apply(members, result)
+        return int(result.failures)
+
     def submit(self, members: list[Member], seeds: list[int], chunk_size: int | None = None) -> Any:
         """Start scoring `members` with the given seeds; `apply` applies the result."""
         return self.evaluator.submit([m.genome for m in members], seeds, chunk_size=chunk_size)

@@ -58,17 +58,19 @@ class Rows:
         self.schema = Schema(run_id, kind, objectives, viability=True)  # the driver drops them if it must
         self.tracker = tracker
 
-    def of(self, generation: int, scored: list[Member], population: list[Member], failures: int) -> IslandGeneration:
+    def of(self, generation: int, scored: list[Member], population: list[Member], failures: int,
+           finished: float) -> IslandGeneration:
         table = self.schema.individuals(generation, scored, islands=True)
         return IslandGeneration(generation, table, population, self.tracker.candidates(generation, scored),
-                                len(scored), failures, time.time())
+                                len(scored), failures, finished)
 
 
 def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island: int, population: list[Member],
            first: int, last: int) -> tuple[list[IslandGeneration], list[Member]]:
     """Generations `first`..`last` of one island, from its population after `first - 1`;
     and its population after `last` (before any migration)."""
-    done = []
+    done: list[IslandGeneration] = []
+    made = None  # the last generation's (generation, batch, population, failures, end), rows not made yet
     for generation in range(first, last + 1):
         state = State(generation=generation - 1, populations=[population],
                       next_id=plan.next_id(generation) + island * plan.offspring)
@@ -80,7 +82,12 @@ def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island:
                              f"in generation {generation}")
         for m in batch:
             m.island = island
-        failures = scorer.score(generation, batch, island)
+        ticket = scorer.start(generation, batch, island)
+        if made is not None:  # the last generation's rows while this one is scored
+            done.append(rows.of(*made))
+        failures = scorer.finish(ticket, batch)
         population = algorithm.tell(state, batch).populations[0]
-        done.append(rows.of(generation, batch, population, failures))
+        made = (generation, batch, population, failures, time.time())
+    if made is not None:
+        done.append(rows.of(*made))
     return done, population
