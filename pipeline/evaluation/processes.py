@@ -167,7 +167,7 @@ class ProcessEvaluator(WorkerPool):
         if self._short(n):
             return True
         idle = not self._queue and all(worker.running is None for worker in self._pool)
-        return idle and not self._where.on_pool()
+        return idle and not self._where.on_pool(self._per_genome.value)
 
     def _short(self, n: int) -> bool:
         """Whether `n` genomes are expected to take less than INLINE_SECONDS: scored here, they
