@@ -6,8 +6,9 @@ carrying the state and summary row in its metadata), in generation order. Every
 `BLOCK_ROWS` rows, and at close, the writer compacts recent/ into Parquet parts
 (`compaction.py`); checkpoint.json and best.json follow every `DERIVED_SECONDS`,
 after a compaction and at close. The loop waits only when more than `QUEUE_ROWS`
-rows are queued (a compaction's second, at 100 rows a generation, is absorbed);
-a crash loses the queued generations, which resume regenerates identically.
+rows (or `QUEUE_GENERATIONS`) are queued (a compaction's second, at 100 rows a
+generation, is absorbed); a crash loses the queued generations, which resume
+regenerates identically.
 Nothing a generation writes grows with the run's length.
 """
 
@@ -46,6 +47,7 @@ _LOG_COLUMNS = {"run_id", "generation", "id", "born", "parents", "origin", "geno
                 "eval_seconds", "worker", "island", "order", "viable", "error"}
 DERIVED_SECONDS = 10.0  # checkpoint.json and best.json at most this old while a run goes on
 QUEUE_ROWS = 20_000  # rows handed to the writer and not yet written before the loop waits
+QUEUE_GENERATIONS = 64  # and generations (steady-state's may be a few rows each)
 
 
 class Recorder:
@@ -57,7 +59,7 @@ class Recorder:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
         self._pending: deque[tuple[Future, int]] = deque()  # the writer's queue: each generation's rows
         self._queued = 0  # rows in the writer's queue
-        self._rows: list[dict[str, Any]] = []  # generations.parquet's rows, 0..the last committed
+        self._rows: list[dict[str, Any]] = []  # the generations rows, 0..the last committed
         self._recent_rows = 0  # rows committed to recent/ and not yet compacted
         self._rows_logged = 0  # rows in the log
         self._derived: tuple[dict[str, Any], dict[str, Any], int] | None = None  # not yet written
@@ -173,7 +175,7 @@ class Recorder:
     def _wait(self, rows: int | None) -> None:
         """Wait until at most `rows` rows (None: none at all) are queued for the writer
         (re-raising the first failed write's error)."""
-        while self._pending and (rows is None or self._queued > rows):
+        while self._pending and (rows is None or self._queued > rows or len(self._pending) >= QUEUE_GENERATIONS):
             pending, count = self._pending.popleft()
             self._queued -= count
             try:

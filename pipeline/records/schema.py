@@ -135,7 +135,8 @@ class Schema:
         failed = errors.count(None) != n
         names = dict.fromkeys(name for s in scores for name in s) if failed else (scores[0] if n else {})
         for name in names:  # a member whose evaluate raised: nulls
-            columns[name] = _plain([s.get(name) for s in scores] if failed else list(map(operator.itemgetter(name), scores)))
+            values = [s.get(name) for s in scores] if failed else list(map(operator.itemgetter(name), scores))
+            columns[name] = _plain(values)
         if self.viability or failed:
             columns["viable"] = pa.array([e is None for e in errors], pa.bool_()) if failed else self._repeated(True, n)
             columns["error"] = pa.array(errors, pa.string()) if failed else self._repeated(None, n)

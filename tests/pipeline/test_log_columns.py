@@ -21,10 +21,13 @@ KIND = SimpleNamespace(records=lambda genomes: pa.array(genomes, pa.list_(pa.boo
 def _reference(schema: Schema, generation: int, members: list[Member], islands: bool) -> pa.Table:
     """The row-by-row build the bulk one replaced: one Python list per column."""
     n = len(members)
-    columns = {"run_id": pa.array([schema.run_id] * n, pa.string()), "generation": pa.array([generation] * n, pa.int64()),
-               "id": pa.array([m.id for m in members], pa.int64()), "born": pa.array([m.born for m in members], pa.int64()),
+    columns = {"run_id": pa.array([schema.run_id] * n, pa.string()),
+               "generation": pa.array([generation] * n, pa.int64()),
+               "id": pa.array([m.id for m in members], pa.int64()),
+               "born": pa.array([m.born for m in members], pa.int64()),
                "parents": pa.array([m.parents for m in members], pa.list_(pa.int64())),
-               "origin": pa.array([m.origin for m in members], pa.string()), "genome": KIND.records([m.genome for m in members]),
+               "origin": pa.array([m.origin for m in members], pa.string()),
+               "genome": KIND.records([m.genome for m in members]),
                "selected": pa.array([m.selected for m in members], pa.bool_())}
     if islands:
         columns["island"] = pa.array([m.island for m in members], pa.int64())
@@ -53,7 +56,8 @@ def _members(draw: st.DrawFn) -> list[Member]:
     members = []
     for i in range(n):
         error = "ones is NaN" if i in failing else None
-        columns = {"ones": None, "cost": None} if error else {"ones": draw(st.integers(0, 64)), "cost": draw(st.floats(0, 9))}
+        columns = ({"ones": None, "cost": None} if error
+                   else {"ones": draw(st.integers(0, 64)), "cost": draw(st.floats(0, 9))})
         fitness = creator.Fitness_p1()
         if error is None:
             fitness.values = (float(columns["ones"]),)
