@@ -25,7 +25,7 @@ def thinning(individuals: str) -> int | None:
 
 
 class Log(BaseModel):
-    """Where each generation's statistics (its generations.parquet row) are sent besides the
+    """Where each generation's statistics (its row of the generations log) are sent besides the
     run directory, as metrics with step = generation."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # as every spec section
