@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["RunDirError", "opened", "read_parquet", "read_parquet_metadata", "read_parquet_schema", "read_json"]
+__all__ = ["RunDirError", "opened", "read_parquet", "read_parquet_metadata", "read_json"]
 
 
 class RunDirError(ValueError):
@@ -64,11 +64,6 @@ def read_parquet_metadata(path: str | Path) -> pq.FileMetaData:
     """A Parquet file's footer: row counts and key-value metadata, without its pages."""
     with opened(path) as handle:
         return pq.read_metadata(handle)
-
-
-def read_parquet_schema(path: str | Path) -> pa.Schema:
-    with opened(path) as handle:
-        return pq.read_schema(handle)
 
 
 def read_json(path: str | Path) -> Any:
