@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.cli import main
-from pipeline.evaluation import capacity
+from pipeline.evaluation import capacity, engines
 from pipeline.evaluation.local import LocalEvaluator
 from pipeline.spec import SpecError, load_spec, parse_spec
 from pipeline.spec_notes import resume_notes
@@ -80,6 +80,7 @@ def small_machine(monkeypatch):
     """A machine with 4 GiB available that would start its own Ray (whatever this test session runs)."""
     monkeypatch.setattr(capacity, "available_memory", lambda: 4 * GIB)
     monkeypatch.setattr(capacity, "_starts_embedded_ray", lambda address: address is None)
+    monkeypatch.setattr(engines, "ray_initialized", lambda: False)  # `auto`: the pool, even beside a session Ray
     return capacity.embedded_actor_limit(4 * GIB)
 
 
