@@ -44,17 +44,18 @@ def write_part(folder: Path, first: int, rows: list[dict[str, Any]], keys: list[
     atomic_write_bytes(folder / part_name(first, first + len(rows) - 1), generations_part_bytes(rows, keys, metadata))
 
 
-def live_parts(folder: Path, pieces: Pieces) -> list[Piece]:
-    """The generations parts with their individuals part there (the others are a killed compaction's)."""
+def live_parts(folder: Path, pieces: Pieces, found: Pieces | None = None) -> list[Piece]:
+    """The generations parts with their individuals part there (the others are a killed compaction's);
+    `found`: the folder's scan, if the caller made it already."""
     spans = {(p.first, p.last) for p in pieces.pieces if p.compacted}
-    return [p for p in scan(folder).pieces if p.compacted and (p.first, p.last) in spans]
+    return [p for p in (found or scan(folder)).pieces if p.compacted and (p.first, p.last) in spans]
 
 
 def stale_parts(folder: Path, pieces: Pieces, legacy: Path) -> list[Path]:
     """Files to delete: generations parts without their individuals part, and the old single
     file once parts hold every row it has."""
-    live = live_parts(folder, pieces)
-    found = scan(folder)
+    found = scan(folder)  # one listing of the folder for both
+    live = live_parts(folder, pieces, found)
     stale = [p.path for p in found.pieces + found.leftovers if p not in live]
     try:
         held = read_parquet_metadata(legacy).num_rows
