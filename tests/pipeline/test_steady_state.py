@@ -340,7 +340,8 @@ def test_on_workers_a_freed_worker_gets_its_next_batch_before_the_arrivals_are_t
     for evaluator, first in ((OnTwoWorkers, "ask"), (Logged, "tell")):
         monkeypatch.setattr(runner, "make_evaluator", lambda task_spec, **kwargs: evaluator(task_spec))
         events.clear()
-        pipeline.run(SPEC, out=str(tmp_path / evaluator.__name__), generations=2)
+        pipeline.run(SPEC, out=str(tmp_path / evaluator.__name__), generations=2,
+                     execution__in_flight=2)  # a fixed bound: "auto" sizes it from measured times
         after_waits = [segment.split() for segment in " ".join(events).split("wait")[1:]]
         both = [segment for segment in after_waits if {"ask", "tell"} <= set(segment)]
         assert len(both) >= 5
