@@ -44,11 +44,17 @@ RUN = """
 import json, resource, sys, time
 import pipeline
 from pipeline.records import recorder, schema
-if sys.argv[3] == "off":  # the log switched off: no table built (an empty one), nothing written
+if sys.argv[3] == "off" and hasattr(recorder.Recorder, "_commit"):  # code before the batch writer
     import pyarrow
     EMPTY = pyarrow.table({})
     schema.Schema.individuals = lambda self, *args, **kwargs: EMPTY
     recorder.Recorder._commit = lambda self, state, table: None
+elif sys.argv[3] == "off":  # the log switched off: no rows taken, no record, nothing written
+    from pipeline.records import writer
+    schema.Schema.fields = staticmethod(lambda members: [])
+    recorder.Recorder.checkpoint = lambda self, state: {}
+    recorder.Recorder.best = lambda self, state: {}
+    writer.BatchWriter.put = lambda self, item, rows: None
 stamps = [time.perf_counter()]
 pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True,
              on_generation=lambda row: stamps.append(time.perf_counter()))
@@ -67,7 +73,10 @@ import pipeline
 from pipeline.records import recorder, rundir, schema
 spent = collections.Counter()
 def timed(owner, name, label):
-    real = getattr(owner, name)
+    real = getattr(owner, name, None)
+    if real is None:  # not in this checkout's code
+        return
+    static = isinstance(owner.__dict__.get(name), staticmethod)
     @functools.wraps(real)
     def wrapper(*args, **kwargs):
         start = time.thread_time()
@@ -75,10 +84,11 @@ def timed(owner, name, label):
             return real(*args, **kwargs)
         finally:
             spent[label] += time.thread_time() - start
-    setattr(owner, name, wrapper)
+    setattr(owner, name, staticmethod(wrapper) if static else wrapper)
 for owner, name, label in [(recorder.Recorder, "record", "loop"), (schema.Schema, "generation_row", "row"),
-                           (schema.Schema, "individuals", "table"), (rundir.RunDir, "write_individuals", "append"),
-                           (recorder, "compact", "compaction"), (rundir.RunDir, "write_checkpoint", "derived"),
+                           (schema.Schema, "individuals", "table"), (schema.Schema, "tables", "tables (writer)"),
+                           (schema.Schema, "fields", "fields (loop)"), (rundir.RunDir, "write_individuals", "append"),
+                           (recorder.Recorder, "_write", "writer thread (all of it)"), (recorder, "compact", "compaction"), (rundir.RunDir, "write_checkpoint", "derived"),
                            (rundir.RunDir, "write_best", "derived")]:
     timed(owner, name, label)
 pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True)
@@ -162,6 +172,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
         cpu: dict[str, list[float]] = {"on": [], "off": []}
+        wall: dict[str, list[float]] = {"on": [], "off": []}  # the loop's: generation 0's end to the last's
         late: list[float] = []
         for round_ in range(args.rounds):
             for mode in (("on", "off") if round_ % 2 == 0 else ("off", "on")):
@@ -170,6 +181,7 @@ def main() -> None:
                 out = run_dir if mode == "on" else Path(tmp) / "off"
                 result = _child(RUN, spec, str(out), mode)
                 cpu[mode].append(result["cpu"])
+                wall[mode].append(sum(result["generations"][1:]))
                 if mode == "on":
                     late.append(_late_over_early(result["generations"]))
         on = statistics.median(cpu["on"])
@@ -178,6 +190,9 @@ def main() -> None:
             off = statistics.median(cpu["off"])
             print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
                   f"({on / off:.2f}x)")
+            on_wall, off_wall = statistics.median(wall["on"]), statistics.median(wall["off"])
+            print(f"the loop's wall time with the log {on_wall:.1f} s, without {off_wall:.1f} s: "
+                  f"{(on_wall - off_wall) / (rows - args.size) * 1e6:.2f} µs per logged row ({on_wall / off_wall:.2f}x)")
         else:
             print(f"CPU with the log {on:.1f} s (no run without it)")
         print(f"late/early generation time {', '.join(f'{r:.2f}' for r in late)}")

@@ -55,9 +55,12 @@ Generation = tuple[int, pa.Table, dict]  # a generation's number, rows and recor
 def _generations(piece: Piece) -> list[Generation]:
     """Each generation a committed file holds, with its rows and record."""
     if piece.path.suffix == ".arrows":
-        return [(int(json.loads(metadata[RECORD_KEY])["generation"]), pa.Table.from_batches([batch]).replace_schema_metadata(None),
-                 json.loads(metadata[RECORD_KEY]))
-                for batch, metadata in stream_batches(piece.path, piece.last - piece.first + 1)]
+        loaded = []
+        for batch, metadata in stream_batches(piece.path, piece.last - piece.first + 1):
+            record = json.loads(metadata[RECORD_KEY])
+            loaded.append((int(record["generation"]), pa.Table.from_batches([batch]).replace_schema_metadata(None),
+                           record))
+        return loaded
     return [(piece.first, piece_table(piece), piece_record(piece))]
 
 
@@ -83,13 +86,19 @@ def _part_bytes(table: pa.Table, metadata: dict[bytes, bytes]) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def compact(rundir: Any, rows: list[dict[str, Any]], fault: Fault | None = None) -> int:
+def compact(rundir: Any, rows: list[dict[str, Any]], fault: Fault | None = None,
+            held: list[Generation] | None = None) -> int:
     """Merge every generation not yet in a part into parts (`rows`: the generations rows
-    0..last); returns how many generations were merged."""
+    0..last); returns how many generations were merged. `held`: the writer's own copy of
+    generations it wrote, used instead of reading them back where it is exactly those pending."""
     pending = [p for p in rundir.pieces().pieces if not p.compacted]
     if not pending:
         return 0
-    loaded = [generation for piece in pending for generation in _generations(piece)]
+    wanted = [g for piece in pending for g in range(piece.first, piece.last + 1)]
+    if held is not None and [g for g, _, _ in held] == wanted:
+        loaded = held
+    else:
+        loaded = [generation for piece in pending for generation in _generations(piece)]
     for group in _groups(loaded):
         first, last = group[0][0], group[-1][0]
         rundir.write_generations(first, rows[first:last + 1], list(rows[0]))

@@ -39,10 +39,11 @@ def _naming(path: Path) -> Iterator[None]:
 class Stream:
     """An Arrow IPC stream appended to, one batch per generation (`RunDir.write_individuals`).
 
-    Through a buffer flushed once a batch: one write call a generation, where the file's own
-    handle took one per column buffer (30-odd for a generation, 2.5 µs a row at 100 rows).
-    A batch is in the file whole once `append` returns, so readers and a kill see what they
-    saw before: whole batches, and at most a torn last one, which readers leave out."""
+    Through a buffer flushed once a batch, or once for the writer's many batches (`flush`): one
+    write call, where the file's own handle took one per column buffer (30-odd for a generation,
+    2.5 µs a row at 100 rows). A batch is in the file whole once it is flushed; readers and a
+    kill see whole batches, and at most a torn last one (a full buffer written mid-batch), which
+    readers leave out."""
 
     def __init__(self, path: Path, schema: pa.Schema, metadata: dict[bytes, bytes]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -54,9 +55,14 @@ class Stream:
             self.buffer.flush()
         self.path = path
 
-    def append(self, batch: pa.RecordBatch, metadata: dict[bytes, bytes]) -> None:
+    def append(self, batch: pa.RecordBatch, metadata: dict[bytes, bytes], flush: bool = True) -> None:
         with _naming(self.path):
             self.writer.write_batch(batch, custom_metadata=metadata)
+            if flush:
+                self.buffer.flush()
+
+    def flush(self) -> None:
+        with _naming(self.path):
             self.buffer.flush()
 
     def sync(self) -> None:

@@ -2,7 +2,10 @@
 
 Each generation is committed by one background writer thread while the next
 ones are being scored: one batch appended to recent/'s stream (the commit point,
-carrying the state and summary row in its metadata), in generation order. Every
+carrying the state and summary row in its metadata), in generation order. The
+loop only takes each member's fields; the writer builds the tables of many
+generations at once (`writer.py`, `Schema.tables`) and keeps them until it
+compacts them, so a compaction reads no file it wrote. Every
 `BLOCK_ROWS` rows, and at close, the writer compacts recent/ into Parquet parts
 (`compaction.py`); checkpoint.json and best.json follow every `DERIVED_SECONDS`,
 after a compaction and at close. The loop waits only when more than `QUEUE_ROWS`
@@ -15,11 +18,10 @@ Nothing a generation writes grows with the run's length.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -35,10 +37,11 @@ from ..evolution.noise import NoiseControl
 from ..evolution.state import State
 from ..spec import RunSpec
 from ..spec_log import thinning
-from .compaction import BLOCK_ROWS, compact
+from .compaction import BLOCK_ROWS, Generation, compact
 from .dataset import committed, piece_record
 from .rundir import RunDir
-from .schema import Schema
+from .schema import Fields, Schema
+from .writer import BatchWriter
 
 __all__ = ["Recorder"]
 
@@ -48,6 +51,23 @@ _LOG_COLUMNS = {"run_id", "generation", "id", "born", "parents", "origin", "geno
 DERIVED_SECONDS = 10.0  # checkpoint.json and best.json at most this old while a run goes on
 QUEUE_ROWS = 20_000  # rows handed to the writer and not yet written before the loop waits
 QUEUE_GENERATIONS = 64  # and generations (steady-state's may be a few rows each)
+BATCH_ROWS = 5_000  # the writer takes generations when this many rows (or half the generations) are queued,
+LINGER_SECONDS = 0.2  # or when the oldest has waited this long
+
+
+@dataclass
+class _Commit:
+    """A generation handed to the writer: its rows (members' `fields`, or a table built
+    elsewhere) and what its record and the derived files need."""
+    state: State
+    fields: Fields | None
+    table: pa.Table | None
+    islands: bool
+    keep: set[int] | None  # `[log] individuals`: the ids a thinned generation keeps (None: all)
+    checkpoint: dict[str, Any]
+    summary: dict[str, Any]  # its generations row
+    best: dict[str, Any] | None  # best.json of this generation, where due
+    due: bool  # checkpoint.json and best.json are due after it
 
 
 class Recorder:
@@ -56,15 +76,13 @@ class Recorder:
         self.rundir = rundir
         self.schema = schema
         self.noise = noise
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
-        self._pending: deque[tuple[Future, int]] = deque()  # the writer's queue: each generation's rows
-        self._queued = 0  # rows in the writer's queue
+        self._writer = BatchWriter(self._write, BATCH_ROWS, QUEUE_GENERATIONS // 2, LINGER_SECONDS)
         self._rows: list[dict[str, Any]] = []  # the generations rows, 0..the last committed
         self._recent_rows = 0  # rows committed to recent/ and not yet compacted
+        self._held: list[Generation] = []  # and those generations as written (compaction reads no file)
         self._rows_logged = 0  # rows in the log
-        self._derived: tuple[dict[str, Any], dict[str, Any], int] | None = None  # not yet written
+        self._derived: tuple[dict[str, Any], dict[str, Any] | State, int] | None = None  # not yet written
         self._derived_at = -float("inf")  # when checkpoint.json and best.json were last written
-        self._broken = False  # a write failed
 
     @property
     def objectives(self) -> Objectives:
@@ -73,72 +91,79 @@ class Recorder:
     def record(self, state: State, scored: list[Member], failures: int, started: float) -> State:
         """Commit generation `state.generation` (in the background); returns the state with its
         row and timing. wall_seconds counts all of the generation's work: the statistics, the
-        table to write, and waiting for the previous generation's files."""
-        table = self.schema.individuals(state.generation, scored,
-                                        islands=len(state.populations) > 1 or self.spec.islands is not None)
-        return self.record_table(state, table, failures, started)
+        rows taken, and waiting for the writer when too much is unwritten."""
+        islands = len(state.populations) > 1 or self.spec.islands is not None
+        return self._record(state, self.schema.fields(scored), None, islands, failures, started)
 
     def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State:
         """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
+        return self._record(state, None, table, True, failures, started)
+
+    def _record(self, state: State, fields: Fields | None, table: pa.Table | None, islands: bool, failures: int,
+                started: float) -> State:
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
-        table = self._thinned(state, table)
-        self._wait(QUEUE_ROWS - table.num_rows)
+        rows = len(fields.rows) if fields is not None else table.num_rows
+        self._writer.wait(QUEUE_ROWS - rows, QUEUE_GENERATIONS)
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
-        rows = state.rows
-        rows.append(row)  # in place: a copy per generation would grow with the run
-        state = replace(state, elapsed=state.elapsed + seconds, rows=rows)
-        self._commit(state, table)
+        state.rows.append(row)  # in place: a copy per generation would grow with the run
+        state = replace(state, elapsed=state.elapsed + seconds)
+        self._rows = state.rows
+        due = time.monotonic() - self._derived_at >= DERIVED_SECONDS
+        commit = _Commit(state, fields, table, islands, self._kept(state), self.checkpoint(state), row,
+                         self.best(state) if due else None, due)
+        self._writer.put(commit, rows)
         return state
 
-    def _thinned(self, state: State, table: pa.Table) -> pa.Table:
-        """The rows `[log] individuals` keeps: a generation in full, or the rows of the members
-        alive after it, in the hall of fame or an emigrant pool. A member alive after generation h
-        was alive after its last evaluation too, so every member resume needs keeps its row."""
+    def _kept(self, state: State) -> set[int] | None:
+        """The ids `[log] individuals` keeps of this generation (None: all): the members alive
+        after it, in the hall of fame or an emigrant pool. A member alive after generation h was
+        alive after its last evaluation too, so every member resume needs keeps its row."""
         every = thinning(self.spec.log.individuals)
         if every is not None and state.generation % every == 0:
-            return table
+            return None
         keep = {m.id for m in state.population} | {m.id for m in state.hall_of_fame}
-        keep |= {m.id for pool in state.emigrants for m in pool}
-        return table.filter(pc.is_in(table.column("id"), value_set=pa.array(sorted(keep), pa.int64())))
+        return keep | {m.id for pool in state.emigrants for m in pool}
 
-    def _commit(self, state: State, table: pa.Table) -> None:
-        checkpoint = self.checkpoint(state)
-        due = time.monotonic() - self._derived_at >= DERIVED_SECONDS
-        best = self.best(state) if due else None
-        summary = state.rows[-1]
-        self._rows = state.rows
-
-        def write() -> None:
-            if self._broken:  # a generation before this one failed: none after it is written
-                raise RuntimeError("an earlier generation's write failed")
-            self.rundir.write_individuals(state.generation, table, {"state": checkpoint, "summary": summary})
+    def _write(self, commits: list[_Commit]) -> None:
+        """The writer thread: commits' tables (built together where they can be), each
+        generation appended to recent/ as one batch; a compaction after the generation that
+        fills a block (so parts end where they would one generation at a time), or the derived
+        files if due."""
+        for commit, table in zip(commits, self._tables(commits)):
+            if commit.keep is not None:
+                wanted = pa.array(sorted(commit.keep), pa.int64())
+                table = table.filter(pc.is_in(table.column("id"), value_set=wanted))
+            generation = commit.state.generation
+            record = self.rundir.write_individuals(generation, table,
+                                                   {"state": commit.checkpoint, "summary": commit.summary}, flush=False)
+            self._held.append((generation, table.replace_schema_metadata(None), record))
             self._recent_rows += table.num_rows
             self._rows_logged += table.num_rows
-            self._derived = (checkpoint, best if best is not None else state, self._rows_logged)
+            best = commit.best if commit.best is not None else commit.state
+            self._derived = (commit.checkpoint, best, self._rows_logged)
             if self._recent_rows >= BLOCK_ROWS:
                 self._compact()
-            elif due:
-                self._write_derived()
+        self.rundir.flush_stream()
+        if self._derived is not None and any(commit.due for commit in commits):
+            self._write_derived()
 
-        self._pending.append((self._writer.submit(self._failing(write)), table.num_rows))
-        self._queued += table.num_rows
-
-    def _failing(self, write: Callable[[], None]) -> Callable[[], None]:
-        """`write`, marking the recorder broken if it raises (the writer skips the rest)."""
-        def run() -> None:
-            try:
-                write()
-            except BaseException:
-                self._broken = True
-                raise
-        return run
+    def _tables(self, commits: list[_Commit]) -> list[pa.Table]:
+        """Each commit's table: runs of commits of members built as one (`Schema.tables`)."""
+        tables: list[pa.Table] = []
+        for built, group in itertools.groupby(commits, key=lambda c: (c.table is not None, c.islands)):
+            group = list(group)
+            if built[0]:
+                tables += [c.table for c in group]
+            else:
+                tables += self.schema.tables([(c.state.generation, c.fields) for c in group], islands=built[1])
+        return tables
 
     def _compact(self) -> None:
         self.rundir.close_stream()
-        compact(self.rundir, self._rows)
-        self._recent_rows = 0
+        compact(self.rundir, self._rows, held=self._held)
+        self._recent_rows, self._held = 0, []
         self._write_derived()
 
     def _write_derived(self) -> None:
@@ -169,33 +194,20 @@ class Recorder:
         self._write_derived()
 
     def flush(self) -> None:
-        """Wait until every generation handed to the writer is on disk (re-raising its error)."""
-        self._wait(None)
-
-    def _wait(self, rows: int | None) -> None:
-        """Wait until at most `rows` rows (None: none at all) are queued for the writer
-        (re-raising the first failed write's error)."""
-        while self._pending and (rows is None or self._queued > rows or len(self._pending) >= QUEUE_GENERATIONS):
-            pending, count = self._pending.popleft()
-            self._queued -= count
-            try:
-                pending.result()
-            except BaseException:
-                self._broken = True  # a write failed (a full disk): close writes nothing more
-                self._pending.clear()
-                self._queued = 0
-                raise
+        """Wait until every generation handed to the writer is on disk (raising a failed write's
+        error, once)."""
+        self._writer.wait()
 
     def close(self) -> None:
         """Everything on disk: the last checkpoint.json and best.json, recent/ compacted."""
         try:
             self.flush()
-            if not self._broken:
+            if self._writer.error is None:
                 self._write_derived()
                 if self._recent_rows or any(not p.compacted for p in self.rundir.pieces().pieces):
                     self._compact()
         finally:
-            self._writer.shutdown(wait=True)
+            self._writer.close()
             with contextlib.suppress(OSError):  # a full disk: what is appended stays readable
                 self.rundir.close_stream()
 

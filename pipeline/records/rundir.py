@@ -202,10 +202,13 @@ class RunDir:
                 found += [f for f in folder.iterdir() if not is_generation_file(f.name) and not TEMP_FILE.match(f.name)]
         return sorted(found)
 
-    def write_individuals(self, generation: int, table: pa.Table, record: dict[str, Any]) -> None:
+    def write_individuals(self, generation: int, table: pa.Table, record: dict[str, Any],
+                          flush: bool = True) -> dict[str, Any]:
         """Commit generation g: its individuals appended to recent/'s stream as one batch, with
-        `record` (state, summary row) in the batch's metadata. A new stream starts at g when none
-        is open or g's columns differ from the stream's."""
+        `record` (state, summary row) in the batch's metadata; returns the record as written. A new
+        stream starts at g when none is open or g's columns differ from the stream's. Without
+        `flush` the batch may wait in the stream's buffer for `flush_stream` (the writer's next
+        generations: until then a reader or a kill sees the generations before it)."""
         record = {"run_id": self.identity.get("run_id"), "generation": generation, "rows": table.num_rows,
                   **record}
         schema = table.schema.remove_metadata()
@@ -213,10 +216,16 @@ class RunDir:
             self.close_stream()
         if self._stream is None:
             self._stream = Stream(self.recent / f"gen-{generation:06d}.arrows", schema, self.file_metadata)
-        batches = table.to_batches()  # one when each column is one array (Schema.individuals)
+        batches = table.to_batches()  # one when each column is one array (Schema.table)
         batch = batches[0] if len(batches) == 1 else pa.record_batch(
             [column.combine_chunks() for column in table.columns], schema=schema)
-        self._stream.append(batch, {RECORD_KEY: json.dumps(record, default=_jsonable).encode()})
+        self._stream.append(batch, {RECORD_KEY: json.dumps(record, default=_jsonable).encode()}, flush=flush)
+        return record
+
+    def flush_stream(self) -> None:
+        """What `write_individuals` appended without `flush`, in the file."""
+        if self._stream is not None:
+            self._stream.flush()
 
     def sync_stream(self) -> None:
         """recent/'s stream on the disk (fsync): a kill loses nothing appended, a power cut what

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -22,7 +22,7 @@ from operators.selection import oldest_first_ranking
 from ..evolution.members import Member, Objectives, jsonable, viable
 from ..evolution.pareto import population_hypervolume, reference_point
 
-__all__ = ["Schema", "exact_mean_std", "was_evaluated"]
+__all__ = ["Fields", "Schema", "exact_mean_std", "was_evaluated"]
 
 
 def exact_mean_std(values: Sequence[float]) -> tuple[float, float]:
@@ -42,11 +42,19 @@ def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
     return (np.asarray(origin) != "migrant") | (np.asarray(born) < np.asarray(generation))
 
 
-# The attributes of a member the individuals rows hold, in `Schema.individuals`' order.
+# The attributes of a member the individuals rows hold, in `Schema.table`'s order.
 _FIELD_NAMES = ("id", "born", "parents", "origin", "genome", "selected", "island", "order", "error", "eval_seconds",
-                "worker", "columns")
+                "worker", "columns", "fitness.wvalues")
 _FIELDS = operator.attrgetter(*_FIELD_NAMES)
-_WVALUES = operator.attrgetter("fitness.wvalues")
+_FIELDS_BUT_FITNESS = operator.attrgetter(*_FIELD_NAMES[:-1])
+_COLUMNS = operator.attrgetter("columns")
+
+
+class Fields(NamedTuple):
+    """What a generation's rows hold, taken when it is recorded: each member's `_FIELD_NAMES`
+    (its columns mapping as it was then in `scores`)."""
+    rows: list[tuple]
+    scores: list[dict[str, Any]]
 
 
 def _int_lists(lists: Sequence[Sequence[int]]) -> pa.Array:
@@ -60,8 +68,10 @@ def _int_lists(lists: Sequence[Sequence[int]]) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
 
 
-def _plain(values: list[Any]) -> pa.Array:
-    """`pa.array(values)`, through numpy when all are one numeric type (the same array and type)."""
+def _plain(values: list[Any], uniform: bool = False) -> pa.Array | None:
+    """`pa.array(values)`, through numpy when all are one numeric type (the same array and type).
+    `uniform`: None unless all are one numeric type or all strings, so that the type is the one
+    each part of `values` would have on its own (`Schema.tables`)."""
     kinds = set(map(type, values))
     if len(kinds) == 1:
         kind = kinds.pop()
@@ -69,7 +79,9 @@ def _plain(values: list[Any]) -> pa.Array:
             array = np.array(values)
             if array.dtype.kind in "biuf":
                 return pa.array(array)
-    return pa.array(values)
+        elif uniform and kind is str:
+            return pa.array(values, pa.string())
+    return None if uniform else pa.array(values)
 
 
 class Schema:
@@ -108,17 +120,52 @@ class Schema:
         return row
 
     def individuals(self, generation: int, members: list[Member], islands: bool = False) -> pa.Table:
-        """A generation's individuals/ rows, column by column: one pass over the members takes
-        every attribute (`_FIELDS`), each column is one pyarrow call over a NumPy array or a
-        list, and columns that hold one value (run id, worker, no error) are cached arrays: at
-        100 rows a generation the cost is the calls, not the rows. Runs in any process: it needs
-        only the members and this schema."""
-        n = len(members)
-        fields = zip(*map(_FIELDS, members)) if n else [()] * len(_FIELD_NAMES)
-        ids, born, parents, origin, genomes, selected, island, order, errors, seconds, workers, scores = fields
+        """A generation's individuals/ rows (`fields`, then `table`). Runs in any process: it
+        needs only the members and this schema."""
+        return self.table(generation, self.fields(members), islands)
+
+    @staticmethod
+    def fields(members: list[Member]) -> Fields:
+        """What the rows of `members` hold, taken now (the writer builds the table later, while
+        later generations change survivors' attributes): one attribute pass, each member's
+        columns copied (the pipeline replaces a member's mapping, a plug-in might edit it)."""
+        try:
+            rows = list(map(_FIELDS, members))
+        except AttributeError:  # a member not scored (no fitness): no weighted fitness
+            rows = [(*_FIELDS_BUT_FITNESS(m), getattr(m.fitness, "wvalues", ())) for m in members]
+        return Fields(rows, list(map(dict, map(_COLUMNS, members))))
+
+    def tables(self, generations: list[tuple[int, Fields]], islands: bool = False) -> list[pa.Table]:
+        """Each generation's `table`, built as one table and sliced where that gives the same
+        columns and types as building each alone (no failed evaluation, objective values of one
+        type, arrival orders all there or all absent): ~15 pyarrow calls for all of them."""
+        counts = [len(taken.rows) for _, taken in generations]
+        if len(generations) > 1 and all(counts) and len({tuple(taken.scores[0]) for _, taken in generations}) == 1:
+            numbers = np.repeat(np.array([g for g, _ in generations], dtype=np.int64), counts)
+            taken = Fields([row for _, t in generations for row in t.rows], [s for _, t in generations for s in t.scores])
+            table = self.table(numbers, taken, islands, uniform=True)
+            if table is not None:
+                starts = np.cumsum([0] + counts[:-1])
+                return [table.slice(int(start), count) for start, count in zip(starts, counts)]
+        return [self.table(g, rows, islands) for g, rows in generations]
+
+    def table(self, generation: int | np.ndarray, taken: Fields, islands: bool = False,
+              uniform: bool = False) -> pa.Table | None:
+        """The individuals/ rows `taken` (`fields`), column by column: each column is one
+        pyarrow call over a NumPy array or a list, and columns that hold one value (run id, one
+        worker, no error) are cached arrays: at 100 rows a generation the cost is the calls, not
+        the rows. `uniform` (`tables`): None where the rows' columns could differ in type from
+        those of a part of them."""
+        n, scores = len(taken.rows), taken.scores
+        fields = zip(*taken.rows) if n else [()] * len(_FIELD_NAMES)
+        ids, born, parents, origin, genomes, selected, island, order, errors, seconds, workers, _, wvalues = fields
+        absent = order.count(None)
+        failed = errors.count(None) != n
+        if uniform and (failed or 0 < absent < n or self.kind.record_type is None):
+            return None
         columns: dict[str, Any] = {
             "run_id": self._repeated(self.run_id, n),
-            "generation": pa.array(np.full(n, generation, dtype=np.int64)),
+            "generation": pa.array(np.full(n, generation, dtype=np.int64) if np.isscalar(generation) else generation),
             "id": pa.array(np.array(ids, dtype=np.int64)),
             "born": pa.array(np.array(born, dtype=np.int64)),
             "parents": _int_lists(parents),
@@ -128,15 +175,17 @@ class Schema:
         }
         if islands:
             columns["island"] = pa.array(np.array(island, dtype=np.int64))
-        if order.count(None) != n:  # arrivals of an asynchronous run (not its migrants)
+        if absent != n:  # arrivals of an asynchronous run (not its migrants)
             columns["order"] = pa.array(order, pa.int64())
-        if self.objectives.mode == "weighted":
-            columns["fitness"] = self._fitness(members)
-        failed = errors.count(None) != n
+        if self.objectives.mode == "weighted":  # DEAP's stored wvalues: values[0] without its property calls
+            weight = self.objectives.fitness_class.weights[0]
+            columns["fitness"] = pa.array([w[0] / weight if w else None for w in wvalues], pa.float64())
         names = dict.fromkeys(name for s in scores for name in s) if failed else (scores[0] if n else {})
         for name in names:  # a member whose evaluate raised: nulls
             values = [s.get(name) for s in scores] if failed else list(map(operator.itemgetter(name), scores))
-            columns[name] = _plain(values)
+            columns[name] = _plain(values, uniform)
+            if columns[name] is None:
+                return None
         if self.viability or failed:
             columns["viable"] = pa.array([e is None for e in errors], pa.bool_()) if failed else self._repeated(True, n)
             columns["error"] = pa.array(errors, pa.string()) if failed else self._repeated(None, n)
@@ -144,12 +193,6 @@ class Schema:
         one_worker = n and isinstance(workers[0], str) and workers.count(workers[0]) == n
         columns["worker"] = self._repeated(workers[0], n) if one_worker else pa.array(workers, pa.string())
         return pa.Table.from_arrays(list(columns.values()), names=list(columns))
-
-    def _fitness(self, members: list[Member]) -> pa.Array:
-        """The weighted fitness column (null: not valid), from DEAP's stored `wvalues` (what
-        `fitness.values[0]` computes, without its property calls: 40% of the table's cost)."""
-        weight = self.objectives.fitness_class.weights[0]
-        return pa.array([w[0] / weight if w else None for w in map(_WVALUES, members)], pa.float64())
 
     def _repeated(self, value: str | bool | None, n: int) -> pa.Array:
         """`n` copies of `value` (a string column's, or a bool), made once per value and length."""

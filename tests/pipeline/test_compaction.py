@@ -37,13 +37,13 @@ def _killed_at(step: str, nth: int, monkeypatch):
     """compact() raising `Killed` at `step` of its `nth` call."""
     real, calls = compaction.compact, []
 
-    def compact(rundir, rows, fault=None):
+    def compact(rundir, rows, fault=None, held=None):
         calls.append(1)
 
         def hook(name: str) -> None:
             if len(calls) == nth and name == step:
                 raise Killed(f"{step} of compaction {nth}")
-        return real(rundir, rows, fault=hook)
+        return real(rundir, rows, fault=hook, held=held)
     monkeypatch.setattr(recorder, "compact", compact)
 
 
@@ -107,9 +107,9 @@ def test_generations_rows_are_appended_a_part_per_compaction_never_rewritten(tmp
                                                                             reference):
     real, seen = compaction.compact, {}
 
-    def compact(rundir, rows, fault=None):  # each generations part's file, as each compaction finds it
+    def compact(rundir, rows, fault=None, held=None):  # each generations part's file, as each compaction finds it
         seen.update({p.name: p.stat().st_ino for p in rundir.generations_dir.glob("part-*")})
-        return real(rundir, rows, fault)
+        return real(rundir, rows, fault, held)
     monkeypatch.setattr(recorder, "compact", compact)
     run = pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(tmp_path / "run"), generations=GENERATIONS)
     parts = {p.name: p.stat().st_ino for p in (run.path / "generations").iterdir()}

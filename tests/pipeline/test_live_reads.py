@@ -80,7 +80,7 @@ def committed(tmp_path_factory) -> Path:
     spec = tmp_path_factory.mktemp("spec") / "spec.toml"
     spec.write_text(SETCOVER_SPEC)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(recorder, "compact", lambda rundir, rows, fault=None: 0)
+        patch.setattr(recorder, "compact", lambda rundir, rows, fault=None, held=None: 0)
         return pipeline.run(spec, out=str(spec.parent / "run"), generations=2).path
 
 

@@ -48,10 +48,11 @@ def _reference(schema: Schema, generation: int, members: list[Member], islands: 
 
 
 @st.composite
-def _members(draw: st.DrawFn) -> list[Member]:
+def _members(draw: st.DrawFn, plain: bool = False) -> list[Member]:
+    """Members of one generation; `plain`: none failed, no arrival order (most generations)."""
     n = draw(st.integers(1, 12))
-    failing = draw(st.sets(st.integers(0, n - 1))) if draw(st.booleans()) else set()
-    ordered = draw(st.booleans())
+    failing = draw(st.sets(st.integers(0, n - 1))) if not plain and draw(st.booleans()) else set()
+    ordered = not plain and draw(st.booleans())
     workers = draw(st.lists(st.sampled_from(["local", "w1", "w2"]), min_size=n, max_size=n))
     members = []
     for i in range(n):
@@ -79,3 +80,36 @@ def test_the_bulk_table_is_the_row_by_row_table(members, mode, islands, viabilit
     for _ in range(2):  # the second time through its cached constant columns
         table = schema.individuals(7, members, islands=islands)
         assert table.equals(_reference(schema, 7, members, islands)), table.schema
+
+
+BATCH_KIND = SimpleNamespace(records=KIND.records, record_type=pa.list_(pa.bool_()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(generations=st.lists(st.one_of(_members(plain=True), _members()), min_size=1, max_size=5), mode=st.sampled_from(["weighted", "pareto"]),
+       islands=st.booleans(), viability=st.booleans())
+def test_the_writer_s_tables_of_many_generations_are_each_generation_s_own(generations, mode, islands, viability):
+    """`Schema.tables` builds many generations as one table where it can: each slice has the
+    columns, types and values that generation's own table has, whatever failed or arrived."""
+    schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode=mode, fitness_class=creator.Fitness_p1), viability)
+    tables = schema.tables([(g, schema.fields(members)) for g, members in enumerate(generations)], islands=islands)
+    for g, (table, members) in enumerate(zip(tables, generations)):
+        own = schema.individuals(g, members, islands=islands)
+        assert table.schema.equals(own.schema) and table.equals(own), (g, table.schema, own.schema)
+
+
+def test_taking_a_generation_s_fields_keeps_its_rows_when_its_members_change_later():
+    """The writer builds a generation's table after the loop has gone on: what a later
+    generation does to a survivor (re-scored, selected or not) is not in the earlier rows."""
+    schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode="weighted", fitness_class=creator.Fitness_p1))
+    fitness = creator.Fitness_p1()
+    fitness.values = (3.0,)
+    member = Member(id=1, born=0, genome=[True], parents=[], origin="random", columns={"ones": 3},
+                    worker="w1", fitness=fitness, selected=True)
+    taken = schema.fields([member])
+    before = schema.table(0, taken)
+    member.columns["ones"] = 5  # a plug-in editing the mapping in place
+    member.selected, member.worker = False, "w2"
+    member.fitness = creator.Fitness_p1()
+    assert schema.table(0, taken).equals(before)
+    assert before.column("ones").to_pylist() == [3] and before.column("selected").to_pylist() == [True]

@@ -33,7 +33,7 @@ def references(tmp_path_factory) -> dict[int, Path]:
 def uncompacted(monkeypatch):
     """Runs that leave every generation in recent/ as committed, as a run killed before it
     compacted them does (a closed run's are in one part)."""
-    monkeypatch.setattr(recorder, "compact", lambda rundir, rows, fault=None: 0)
+    monkeypatch.setattr(recorder, "compact", lambda rundir, rows, fault=None, held=None: 0)
     return monkeypatch  # .undo(): compaction back, for the resume
 
 

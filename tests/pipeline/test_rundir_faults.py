@@ -139,10 +139,10 @@ def test_disk_full_is_one_line_status_failed_no_temp_files_then_resume_is_exact(
     reference = run_spec(tmp_path, TEXT, "reference")
     real = rundir_module.Stream.append
 
-    def full_at_generation_2(stream, batch, metadata):
+    def full_at_generation_2(stream, batch, metadata, **options):
         if b'"generation": 2,' in metadata[b"evo"]:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(stream.path))
-        return real(stream, batch, metadata)
+        return real(stream, batch, metadata, **options)
 
     monkeypatch.setattr(rundir_module.Stream, "append", full_at_generation_2)
     run = tmp_path / "full"
