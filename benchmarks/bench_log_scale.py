@@ -51,7 +51,7 @@ if sys.argv[3] == "off" and hasattr(recorder.Recorder, "_commit"):  # code befor
     recorder.Recorder._commit = lambda self, state, table: None
 elif sys.argv[3] == "off":  # the log switched off: no rows taken, no record, nothing written
     from pipeline.records import writer
-    schema.Schema.fields = staticmethod(lambda members: [])
+    schema.Schema.fields = staticmethod(lambda members: schema.Fields([], []))
     recorder.Recorder.checkpoint = lambda self, state: {}
     recorder.Recorder.best = lambda self, state: {}
     writer.BatchWriter.put = lambda self, item, rows: None

@@ -52,7 +52,7 @@ DERIVED_SECONDS = 10.0  # checkpoint.json and best.json at most this old while a
 QUEUE_ROWS = 20_000  # rows handed to the writer and not yet written before the loop waits
 QUEUE_GENERATIONS = 64  # and generations (steady-state's may be a few rows each)
 BATCH_ROWS = 5_000  # the writer takes generations when this many rows (or half the generations) are queued,
-LINGER_SECONDS = 0.2  # or when the oldest has waited this long
+LINGER_SECONDS = 0.2  # or this long after its last write (sooner: written at once)
 
 
 @dataclass
