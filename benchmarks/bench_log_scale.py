@@ -7,6 +7,8 @@ builds no table and writes nothing; the generation's row is still made),
 alternating for `--rounds` rounds. Each run is a fresh process; its CPU time
 (user + system, all threads: the writer thread counts) over the rows is the
 cost per row, which other jobs on a shared machine inflate less than wall time.
+The loop's wall time (generation 0's end to the last's) with and without the log,
+over the rows, is the driver time the log takes from the run's throughput.
 
 Then, on the logged run: late/early generation time (wall seconds of the last
 1,000 generations (a tenth if fewer) over generations 100-1,099 (the same
@@ -152,6 +154,24 @@ def _late_over_early(seconds: list[float]) -> float:
     return statistics.mean(seconds[-span:]) / statistics.mean(early)
 
 
+def _alternate(spec: str, run_dir: Path, tmp: Path, rounds: int, no_baseline: bool) -> tuple[dict, dict, list]:
+    """Runs with the log (into `run_dir`) and without, alternating: each's process CPU, the
+    loop's wall time (generation 0's end to the last's), and the logged runs' late/early."""
+    cpu: dict[str, list[float]] = {"on": [], "off": []}
+    wall: dict[str, list[float]] = {"on": [], "off": []}
+    late: list[float] = []
+    for round_ in range(rounds):
+        for mode in (("on", "off") if round_ % 2 == 0 else ("off", "on")):
+            if mode == "off" and no_baseline:
+                continue
+            result = _child(RUN, spec, str(run_dir if mode == "on" else tmp / "off"), mode)
+            cpu[mode].append(result["cpu"])
+            wall[mode].append(sum(result["generations"][1:]))
+            if mode == "on":
+                late.append(_late_over_early(result["generations"]))
+    return cpu, wall, late
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="logged individuals (10^5 on a busy machine)")
@@ -171,19 +191,7 @@ def main() -> None:
     rows = args.size + offspring * generations
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
-        cpu: dict[str, list[float]] = {"on": [], "off": []}
-        wall: dict[str, list[float]] = {"on": [], "off": []}  # the loop's: generation 0's end to the last's
-        late: list[float] = []
-        for round_ in range(args.rounds):
-            for mode in (("on", "off") if round_ % 2 == 0 else ("off", "on")):
-                if mode == "off" and args.no_baseline:
-                    continue
-                out = run_dir if mode == "on" else Path(tmp) / "off"
-                result = _child(RUN, spec, str(out), mode)
-                cpu[mode].append(result["cpu"])
-                wall[mode].append(sum(result["generations"][1:]))
-                if mode == "on":
-                    late.append(_late_over_early(result["generations"]))
+        cpu, wall, late = _alternate(spec, run_dir, Path(tmp), args.rounds, args.no_baseline)
         on = statistics.median(cpu["on"])
         print(f"{rows:,} rows (population {args.size}, {generations:,} generations of {offspring}), {args.rounds} round(s)")
         if cpu["off"]:
