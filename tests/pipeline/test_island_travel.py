@@ -4,6 +4,8 @@ recomputed from the columns)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from deap import base
 from hypothesis import given, settings
@@ -22,10 +24,34 @@ def test_members_arrive_with_the_fitness_they_were_sent_with(values):
     if not hasattr(creator, "FitnessTravel"):
         creator.create("FitnessTravel", base.Fitness, weights=(1.0, -1.0))
     fitness = [creator.FitnessTravel(v) if v is not None else creator.FitnessTravel() for v in values]
-    members = [Member(id=i, born=0, genome=np.zeros(3, bool), parents=[], origin="init", columns={"a": 1.0},
-                      fitness=f) for i, f in enumerate(fitness)]
+    members = [Member(id=i, born=i // 2, genome=np.arange(3) % (i + 1) == 0, parents=[i, 7][:i % 3], origin="init",
+                      columns={"a": 1.0 + i, "b": "x" * i}, eval_seconds=0.5 * i, worker=f"w{i}", fitness=f,
+                      selected=i % 2 == 0, island=i % 3, order=None if i % 2 else i, error="e" if i == 3 else None)
+               for i, f in enumerate(fitness)]
     got = unpack_members(pack_members(members), creator.FitnessTravel)
+    assert [replace(m, genome=None, fitness=None) for m in got] == \
+        [replace(m, genome=None, fitness=None) for m in members]  # every field as it was
+    assert all(np.array_equal(a.genome, b.genome) for a, b in zip(got, members))
     assert [m.fitness.wvalues for m in got] == [f.wvalues for f in fitness]
     assert [m.fitness.valid for m in got] == [f.valid for f in fitness]
     assert all(a.fitness == b.fitness for a, b in zip(got, members) if a.fitness.valid)
     assert all(m.fitness is None for m in unpack_members(pack_members(members)))
+
+
+def test_a_population_travels_as_its_changes_and_is_rebuilt_from_the_one_before():
+    """Members kept from the population before go as ids and come back as the receiver's own
+    objects; the others travel packed, in their places."""
+    from pipeline.islands.travel import Changes, pack_members, unpack_members
+
+    def member(i: int) -> Member:
+        return Member(id=i, born=i, genome=np.full(4, i % 2 == 0), parents=[], origin="init", columns={"a": float(i)})
+
+    before = [member(i) for i in range(5)]
+    population = [before[3], member(7), before[0], member(8)]
+    changes = Changes.of(population, before)
+    assert changes.held == [3, None, 0, None] and len(unpack_members(changes.fresh)) == 2
+    held = unpack_members(pack_members(before))  # the receiver's copies of the population before
+    rebuilt = changes.against(held, None)
+    assert [m.id for m in rebuilt] == [3, 7, 0, 8]
+    assert rebuilt[0] is held[3] and rebuilt[2] is held[0]
+    assert rebuilt[1].columns == {"a": 7.0} and np.array_equal(rebuilt[3].genome, population[3].genome)
