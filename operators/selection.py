@@ -107,7 +107,7 @@ def tournament(keys: np.ndarray, k: int, size: int, rng: np.random.Generator) ->
 
 
 def bounded_draws(rng: np.random.Generator) -> Callable[[int], int]:
-    """`draw(n)`: what `int(rng.integers(n))` gives (0 <= n < 2**32), at a fifth of its cost.
+    """`draw(n)`: what `int(rng.integers(n))` gives (1 <= n <= 2**32), at a fifth of its cost.
 
     NumPy draws a bounded integer below 2**32 by Lemire's method on the bit
     generator's 32-bit outputs, one at a time (so `rng.integers(n, size=m)`
