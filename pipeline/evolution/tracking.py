@@ -78,6 +78,16 @@ class Tracker:
         chosen = [m for m in scored if m.id in entering or (m.born < generation and m.viable)]
         return chosen if chosen or not scored else scored[:1]
 
+    def entering(self, held: list[Member], candidates: list[Member]) -> tuple[list[Member], list[Member]]:
+        """Those of a part's `candidates` that enter `held`, the hall of that part's own members so
+        far, and what it becomes. Where no member is scored twice and the order is total (not
+        Pareto), the hall over all parts is the best of their own halls: a member that does not
+        enter its part's cannot enter it, so an island sends only these. The first candidate
+        goes if none enters (it says whether any was viable: `check_some_viable`)."""
+        hall = self._hall_of_fame(held, candidates)
+        kept = {m.id for m in hall}
+        return [m for m in candidates if m.id in kept] or candidates[:1], hall
+
     def _hall_of_fame(self, hall: list[Member], candidates: list[Member]) -> list[Member]:
         pool = list({m.id: m for m in hall + viable(candidates)}.values())
         if self.objectives.mode == "pareto":

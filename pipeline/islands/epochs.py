@@ -57,17 +57,25 @@ class Rows:
     generation's rows are taken when it ends (`of`) and made into tables once an epoch
     (`built`): one table for all its generations, ~15 pyarrow calls instead of ~15 each."""
 
-    def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives, tracker: Tracker) -> None:
+    def __init__(self, run_id: str, kind: GenomeKind, objectives: Objectives, tracker: Tracker,
+                 rescored: bool = False) -> None:
+        """`rescored`: survivors are scored again (sampled fitness), so islands send every hall
+        candidate; else only those entering their own island's hall (`Tracker.entering`)."""
         self.schema = Schema(run_id, kind, objectives, viability=True)  # the driver drops them if it must
         self.tracker = tracker
         self.taken: list[tuple[int, Fields]] = []  # the generations `of` made, their tables not built
+        self.halls: dict[int, list[Member]] | None = None if rescored or objectives.mode == "pareto" else {}
 
-    def of(self, generation: int, scored: list[Member], population: list[Member], failures: int,
+    def of(self, island: int, generation: int, scored: list[Member], population: list[Member], failures: int,
            finished: float) -> IslandGeneration:
         """The generation, its table still to build (`built`)."""
         self.taken.append((generation, self.schema.fields(scored)))
-        return IslandGeneration(generation, None, population, self.tracker.candidates(generation, scored),
-                                len(scored), failures, finished)
+        candidates = self.tracker.candidates(generation, scored)
+        if self.halls is not None and any(m.born != generation for m in scored):
+            self.halls = None  # a member scored twice after all: every candidate from now on
+        if self.halls is not None:
+            candidates, self.halls[island] = self.tracker.entering(self.halls.get(island, []), candidates)
+        return IslandGeneration(generation, None, population, candidates, len(scored), failures, finished)
 
     def built(self, done: list[IslandGeneration]) -> list[IslandGeneration]:
         """`done`, the generations `of` made since the last call, with their tables."""
@@ -95,10 +103,10 @@ def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island:
             m.island = island
         ticket = scorer.start(generation, batch, island)
         if made is not None:  # the last generation's rows while this one is scored
-            done.append(rows.of(*made))
+            done.append(rows.of(island, *made))
         failures = scorer.finish(ticket, batch)
         population = algorithm.tell(state, batch).populations[0]
         made = (generation, batch, population, failures, time.time())
     if made is not None:
-        done.append(rows.of(*made))
+        done.append(rows.of(island, *made))
     return rows.built(done), population

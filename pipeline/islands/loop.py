@@ -290,7 +290,7 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
     plan = Plan.of(spec)
     if evaluator.workers == 0:
         scorer = Scorer(evaluator, parts.noise, parts.objectives, spec.execution.on_error)
-        rows = Rows(recorder.schema.run_id, parts.kind, parts.objectives, tracker)
+        rows = Rows(recorder.schema.run_id, parts.kind, parts.objectives, tracker, parts.noise.reevaluate)
         backend: Backend = InProcessIslands(parts.algorithm, scorer, rows, plan, spec.generations)
     else:
         from .on_ray import RayIslands

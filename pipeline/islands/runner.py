@@ -75,7 +75,8 @@ class IslandRunner:
                 install_bundle(code)
             run_spec = RunSpec.model_validate(spec)
             self.parts = build_parts(run_spec)
-            self.rows = Rows(run_id, self.parts.kind, self.parts.objectives, Tracker(run_spec, self.parts.objectives))
+            self.rows = Rows(run_id, self.parts.kind, self.parts.objectives, Tracker(run_spec, self.parts.objectives),
+                             self.parts.noise.reevaluate)
             self.plan = Plan.of(run_spec)
             self.on_error = run_spec.execution.on_error
             self.actors = IslandActors(slots, max_retries, run_spec.execution.chunk_size)

@@ -22,9 +22,6 @@ from ..evolution.members import Member
 
 __all__ = ["Changes", "member_fields", "pack_members", "unpack_members"]
 
-SHARED_BUFFER_BYTES = 1 << 16  # genomes this small in all stay rows of one buffer (a copy each cost more)
-
-
 def pack_members(members: Sequence[Member]) -> list:
     """A compact form of members: their DEAP fitness as its weighted values only."""
     names, fields = list(members[0].columns) if members else [], member_fields()
@@ -49,8 +46,8 @@ def unpack_members(packed: list, fitness_class: type | None = None) -> list[Memb
         return packed[1]
     _, genomes, names, columns, values, wvalues = packed
     own = unpack(genomes)
-    if genomes[0] != "list" and own and own[0].nbytes * len(own) > SHARED_BUFFER_BYTES:
-        own = [genome.copy() for genome in own]  # not rows of one buffer that a member kept long keeps whole
+    if genomes[0] != "list":  # copies, not rows of one buffer that a member kept long would keep whole
+        own = [genome.copy() for genome in own]
     scores = [dict(zip(names, row)) for row in zip(*columns)] if names else [{} for _ in own]
     fitnesses = [None if w is None or fitness_class is None else _fitness(fitness_class, w) for w in wvalues]
     keys, members, new = ("genome", "columns", *member_fields(), "fitness"), [], object.__new__

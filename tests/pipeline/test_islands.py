@@ -395,6 +395,38 @@ def test_the_hall_over_every_islands_candidates_is_the_hall_over_all_they_scored
         {m.id for m in tracker._hall_of_fame(before, scored)}
 
 
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.booleans()), max_size=8),
+                       min_size=1, max_size=12), parts=st.integers(1, 3))
+def test_islands_sending_only_what_enters_their_own_hall_give_the_same_hall(tmp_path_factory, values, parts):
+    """Without re-scoring, a member that does not enter its island's own hall cannot enter the
+    hall over every island: generation by generation, the driver's hall is the same."""
+    from pipeline.evolution.parts import build_parts
+    from pipeline.evolution.tracking import Tracker
+
+    spec = load_spec(_spec(tmp_path_factory.mktemp("halls"), SETCOVER_SPEC))
+    objectives = build_parts(spec).objectives
+    tracker = Tracker(spec, objectives)
+    every, sent, halls, ids = [], [], {}, iter(range(10**6))
+    for generation, scores in enumerate(values):
+        scored = []
+        for cost, covered, failed in scores:
+            columns = {"cost": float(cost), "covered": float(covered), "feasible": True}
+            error = "boom" if failed else None
+            scored.append(Member(next(ids), generation, None, [], "mutation", columns,
+                                 fitness=objectives.fitness(columns, error), error=error))
+        split = [scored[i::parts] for i in range(parts)]
+        candidates = [tracker.candidates(generation, part) for part in split]
+        entering = []
+        for island, chosen in enumerate(candidates):
+            chosen, halls[island] = tracker.entering(halls.get(island, []), chosen)
+            entering += chosen
+        every = tracker._hall_of_fame(every, [m for chosen in candidates for m in chosen])
+        sent = tracker._hall_of_fame(sent, entering)
+        assert [m.id for m in sent] == [m.id for m in every]
+        assert any(m.viable for m in entering) == any(m.viable for m in scored)
+
+
 @settings(deadline=None)
 @given(nodes=st.lists(st.sampled_from("abc"), min_size=1, max_size=40), islands=st.integers(1, 12))
 def test_each_island_gets_an_even_share_of_the_actors_one_nodes_together(nodes, islands):
