@@ -113,11 +113,13 @@ def test_steady_state_islands_refuse_lag_in_one_line(tmp_path):
 def test_a_sigkilled_run_resumes_to_the_uninterrupted_log(tmp_path):
     """SIGKILL after the migration that follows generation 4 (in-process: deterministic), then resume.
     The writer commits each generation as it comes (`LINGER_SECONDS = 0`: no batching of fast
-    generations), so the resume starts right after that migration."""
+    generations) and the loop waits for it before the next (`QUEUE_GENERATIONS = 1`: on a loaded
+    machine the writer fell 3 generations behind), so the resume starts right after that migration."""
     spec = _spec()
     whole = pipeline.run(spec, out=str(tmp_path / "whole"))
     out = tmp_path / "killed"
     code = (f"import os, signal, pipeline, pipeline.records.recorder; pipeline.records.recorder.LINGER_SECONDS = 0; "
+            "pipeline.records.recorder.QUEUE_GENERATIONS = 1; "
             f"pipeline.run({spec!r}, out={str(out)!r}, "
             "on_generation=lambda row: row['generation'] == 5 and os.kill(os.getpid(), signal.SIGKILL))")
     killed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240)
