@@ -51,17 +51,24 @@ if sys.argv[3] == "off" and hasattr(recorder.Recorder, "_commit"):  # code befor
     EMPTY = pyarrow.table({})
     schema.Schema.individuals = lambda self, *args, **kwargs: EMPTY
     recorder.Recorder._commit = lambda self, state, table: None
-elif sys.argv[3] == "off":  # the log switched off: no rows taken, no record, nothing written
-    from pipeline.records import writer
-    schema.Schema.fields = staticmethod(lambda members: schema.Fields([], []))
+elif sys.argv[3] == "off":  # the log switched off: no rows taken, no record, nothing sent or written
+    schema.Schema.fields = staticmethod(lambda members: schema.Fields(*[[]] * len(schema.Fields._fields)))
     recorder.Recorder.checkpoint = lambda self, state: {}
     recorder.Recorder.best = lambda self, state: {}
-    writer.BatchWriter.put = lambda self, item, rows: None
+    recorder.Recorder._hall_changed = lambda self, hall: None
+    try:  # the writer process (issue 42's fourth pass), or the writer thread before it
+        from pipeline.records import writer_process
+        writer_process.LogWriterProcess.put = lambda self, item, rows: None
+    except ImportError:
+        from pipeline.records import writer
+        writer.BatchWriter.put = lambda self, item, rows: None
 stamps = [time.perf_counter()]
 pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True,
              on_generation=lambda row: stamps.append(time.perf_counter()))
-usage = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime,
+own = resource.getrusage(resource.RUSAGE_SELF)
+children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the writer process, ended by now
+print(json.dumps({"cpu": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+                  "driver": own.ru_utime + own.ru_stime,
                   "generations": [b - a for a, b in zip(stamps, stamps[1:])]}))
 """
 
@@ -70,12 +77,16 @@ print(json.dumps({"cpu": usage.ru_utime + usage.ru_stime,
 # the loop's (record, less the generation's row, which the log-off run makes too; of it, the
 # table) and the writer thread's (the appends, compactions, checkpoint.json and best.json).
 PARTS = """
-import collections, functools, json, sys, time
+import collections, functools, json, resource, sys, time
 import pipeline
 from pipeline.records import recorder, rundir, schema
+try:
+    from pipeline.records import log_files, writer_process
+except ImportError:  # the code before the writer process
+    log_files = writer_process = None
 spent = collections.Counter()
 def timed(owner, name, label):
-    real = getattr(owner, name, None)
+    real = getattr(owner, name, None) if owner is not None else None
     if real is None:  # not in this checkout's code
         return
     static = isinstance(owner.__dict__.get(name), staticmethod)
@@ -87,13 +98,30 @@ def timed(owner, name, label):
         finally:
             spent[label] += time.thread_time() - start
     setattr(owner, name, staticmethod(wrapper) if static else wrapper)
+LoopWriter = getattr(writer_process, "LogWriterProcess", None)
+Files = getattr(log_files, "LogFiles", None)
 for owner, name, label in [(recorder.Recorder, "record", "loop"), (schema.Schema, "generation_row", "row"),
-                           (schema.Schema, "individuals", "table"), (schema.Schema, "tables", "tables (writer)"),
-                           (schema.Schema, "fields", "fields (loop)"), (rundir.RunDir, "write_individuals", "append"),
-                           (recorder.Recorder, "_write", "writer thread (all of it)"), (recorder, "compact", "compaction"), (rundir.RunDir, "write_checkpoint", "derived"),
-                           (rundir.RunDir, "write_best", "derived")]:
+                           (schema.Schema, "fields", "fields (loop)"), (schema.Fields, "packed", "pack (loop)"),
+                           (recorder.Recorder, "checkpoint", "checkpoint (loop)"), (LoopWriter, "put", "send (loop)"),
+                           (schema.Schema, "tables", "tables (writer)"), (rundir.RunDir, "write_individuals", "append"),
+                           (recorder.Recorder, "_write", "writer (all of it)"), (Files, "write", "writer (all of it)"),
+                           (recorder, "compact", "compaction"), (log_files, "compact", "compaction"),
+                           (rundir.RunDir, "write_checkpoint", "derived"), (rundir.RunDir, "write_best", "derived")]:
     timed(owner, name, label)
+if Files is not None:  # the writer process's own parts, written where the loop can read them
+    real_close = Files.close
+    def close(self):
+        real_close(self)
+        with open(sys.argv[2] + ".writer.json", "w") as out:
+            json.dump(spent, out)
+    Files.close = close
 pipeline.run(json.loads(sys.argv[1]), out=sys.argv[2], force=True)
+if Files is not None:
+    with open(sys.argv[2] + ".writer.json") as written:
+        writer_spent = json.load(written)
+    spent.update({k: v for k, v in writer_spent.items() if "loop" not in k and k not in ("loop", "row")})
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent["writer process (all of it)"] = children.ru_utime + children.ru_stime
 spent["loop"] -= spent.pop("row")
 print(json.dumps(spent))
 """
@@ -154,10 +182,13 @@ def _late_over_early(seconds: list[float]) -> float:
     return statistics.mean(seconds[-span:]) / statistics.mean(early)
 
 
-def _alternate(spec: str, run_dir: Path, tmp: Path, rounds: int, no_baseline: bool) -> tuple[dict, dict, list]:
-    """Runs with the log (into `run_dir`) and without, alternating: each's process CPU, the
-    loop's wall time (generation 0's end to the last's), and the logged runs' late/early."""
+def _alternate(spec: str, run_dir: Path, tmp: Path, rounds: int,
+               no_baseline: bool) -> tuple[dict, dict, dict, list]:
+    """Runs with the log (into `run_dir`) and without, alternating: each's CPU (all processes,
+    and the driver's own), the loop's wall time (generation 0's end to the last's), and the
+    logged runs' late/early."""
     cpu: dict[str, list[float]] = {"on": [], "off": []}
+    driver: dict[str, list[float]] = {"on": [], "off": []}
     wall: dict[str, list[float]] = {"on": [], "off": []}
     late: list[float] = []
     for round_ in range(rounds):
@@ -166,10 +197,11 @@ def _alternate(spec: str, run_dir: Path, tmp: Path, rounds: int, no_baseline: bo
                 continue
             result = _child(RUN, spec, str(run_dir if mode == "on" else tmp / "off"), mode)
             cpu[mode].append(result["cpu"])
+            driver[mode].append(result.get("driver", result["cpu"]))
             wall[mode].append(sum(result["generations"][1:]))
             if mode == "on":
                 late.append(_late_over_early(result["generations"]))
-    return cpu, wall, late
+    return cpu, driver, wall, late
 
 
 def main() -> None:
@@ -191,13 +223,17 @@ def main() -> None:
     rows = args.size + offspring * generations
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
-        cpu, wall, late = _alternate(spec, run_dir, Path(tmp), args.rounds, args.no_baseline)
+        cpu, driver, wall, late = _alternate(spec, run_dir, Path(tmp), args.rounds, args.no_baseline)
         on = statistics.median(cpu["on"])
+        driver_on = statistics.median(driver["on"])
         print(f"{rows:,} rows (population {args.size}, {generations:,} generations of {offspring}), {args.rounds} round(s)")
         if cpu["off"]:
             off = statistics.median(cpu["off"])
             print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
-                  f"({on / off:.2f}x)")
+                  f"({on / off:.2f}x; all processes)")
+            driver_off = statistics.median(driver["off"])
+            print(f"the driver process's CPU with the log {driver_on:.1f} s, without {driver_off:.1f} s: "
+                  f"{(driver_on - driver_off) / rows * 1e6:.2f} µs per logged row ({driver_on / driver_off:.2f}x)")
             on_wall, off_wall = statistics.median(wall["on"]), statistics.median(wall["off"])
             print(f"the loop's wall time with the log {on_wall:.1f} s, without {off_wall:.1f} s: "
                   f"{(on_wall - off_wall) / (rows - args.size) * 1e6:.2f} µs per logged row ({on_wall / off_wall:.2f}x)")

@@ -14,19 +14,23 @@ on the same packing (`islands/travel.py`); this module knows chunks only.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
+_SHAPE_AND_TYPE = operator.attrgetter("shape", "dtype")
+
 
 def pack(genomes: Sequence[Any]) -> tuple | list:
-    """A compact, picklable form of a chunk of genomes."""
+    """A compact, picklable form of a chunk of genomes (checked and joined by C loops: the log's
+    writer process is sent every generation's genomes, at ~1 µs a genome for `np.stack`)."""
     first = genomes[0] if len(genomes) else None
     if type(first) is not np.ndarray or first.dtype.kind not in "biufc" or not first.ndim or \
-            not first.dtype.isnative or not all(type(g) is np.ndarray and g.shape == first.shape and
-                                                g.dtype == first.dtype for g in genomes):
+            not first.dtype.isnative or set(map(type, genomes)) != {np.ndarray} or \
+            len(set(map(_SHAPE_AND_TYPE, genomes))) != 1:
         return ("list", list(genomes))  # objects, records, 0-d arrays, subclasses, other byte orders: as they are
-    stacked = np.stack(genomes)
+    stacked = np.concatenate(genomes).reshape(len(genomes), *first.shape)
     if stacked.dtype == np.bool_:
         flat = stacked.reshape(len(stacked), -1)
         return ["bits", np.packbits(flat, axis=1).tobytes(), flat.shape[1], list(stacked.shape)]

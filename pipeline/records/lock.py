@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import weakref
 from pathlib import Path
 
 __all__ = ["LOCK_NAME", "RunLock", "RunLocked", "check_unlocked"]
@@ -23,6 +24,24 @@ RESERVE_BYTES = 64 * 1024  # room for run.json's final status when the disk is f
 
 class RunLocked(ValueError):
     """Another live process is writing this run directory."""
+
+
+_HELD: weakref.WeakSet[RunLock] = weakref.WeakSet()  # the locks this process holds
+
+
+def _forget_held_locks() -> None:
+    """In a forked child (the log's writer, a local worker): close its copy of each lock's file,
+    so that only the process that took a lock holds it, and it ends with that process's death."""
+    for lock in list(_HELD):
+        if lock._fd is not None:
+            try:
+                os.close(lock._fd)  # (the parent's copy keeps the flock)
+            except OSError:
+                pass
+            lock._fd = None
+
+
+os.register_at_fork(after_in_child=_forget_held_locks)
 
 
 class RunLock:
@@ -48,6 +67,7 @@ class RunLock:
             os.close(fd)
             raise
         self._fd = fd
+        _HELD.add(self)
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, self._pid_line, 0)
@@ -69,6 +89,7 @@ class RunLock:
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
+        _HELD.discard(self)
         try:
             os.ftruncate(fd, 0)
         except OSError:

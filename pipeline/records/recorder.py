@@ -1,31 +1,27 @@
 """The recorder: everything a run writes, and resume reading it back.
 
-Each generation is committed by one background writer thread while the next
-ones are being scored: one batch appended to recent/'s stream (the commit point,
-carrying the state and summary row in its metadata), in generation order. The
-loop only takes each member's fields; the writer builds the tables of many
-generations at once (`writer.py`, `Schema.tables`) and keeps them until it
-compacts them, so a compaction reads no file it wrote. Every
-`BLOCK_ROWS` rows, and at close, the writer compacts recent/ into Parquet parts
-(`compaction.py`); checkpoint.json and best.json follow every `DERIVED_SECONDS`,
-after a compaction and at close. The loop waits only when more than `QUEUE_ROWS`
-rows (or `QUEUE_GENERATIONS`) are queued (a compaction's second, at 100 rows a
-generation, is absorbed); a crash loses the queued generations, which resume
-regenerates identically.
-Nothing a generation writes grows with the run's length.
+Each generation is committed by the log's writer process while the next ones
+are being scored (`writer_process.py`; the files it keeps: `log_files.py`):
+one batch appended to recent/'s stream (the commit point, carrying the state
+and summary row in its metadata), in generation order. The loop only takes
+each member's fields and sends them, genomes packed; the writer builds the
+tables of many generations at once and keeps them until it compacts them, so
+a compaction reads no file it wrote. Every `BLOCK_ROWS` rows, and at close,
+the writer compacts recent/ into Parquet parts (`compaction.py`);
+checkpoint.json and best.json follow every `DERIVED_SECONDS`, after a
+compaction and at close. The loop waits only when more than `QUEUE_ROWS` rows
+(or `QUEUE_GENERATIONS`) are unwritten; a crash loses the queued generations,
+which resume regenerates identically. Nothing a generation writes grows with
+the run's length.
 """
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 from deap import tools
 
 from operators.selection import oldest_first_ranking
@@ -37,11 +33,11 @@ from ..evolution.noise import NoiseControl
 from ..evolution.state import State
 from ..spec import RunSpec
 from ..spec_log import thinning
-from .compaction import BLOCK_ROWS, Generation, compact
 from .dataset import committed, piece_record
+from .log_files import Commit, LogFiles
 from .rundir import RunDir
 from .schema import Fields, Schema
-from .writer import BatchWriter
+from .writer_process import log_writer
 
 __all__ = ["Recorder"]
 
@@ -55,34 +51,16 @@ BATCH_ROWS = 5_000  # the writer takes generations when this many rows (or half 
 LINGER_SECONDS = 0.2  # or this long after its last write (sooner: written at once)
 
 
-@dataclass
-class _Commit:
-    """A generation handed to the writer: its rows (members' `fields`, or a table built
-    elsewhere) and what its record and the derived files need."""
-    state: State
-    fields: Fields | None
-    table: pa.Table | None
-    islands: bool
-    keep: set[int] | None  # `[log] individuals`: the ids a thinned generation keeps (None: all)
-    checkpoint: dict[str, Any]
-    summary: dict[str, Any]  # its generations row
-    best: dict[str, Any] | None  # best.json of this generation, where due
-    due: bool  # checkpoint.json and best.json are due after it
-
-
 class Recorder:
     def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema, noise: NoiseControl) -> None:
         self.spec = spec
         self.rundir = rundir
         self.schema = schema
         self.noise = noise
-        self._writer = BatchWriter(self._write, BATCH_ROWS, QUEUE_GENERATIONS // 2, LINGER_SECONDS)
-        self._rows: list[dict[str, Any]] = []  # the generations rows, 0..the last committed
-        self._recent_rows = 0  # rows committed to recent/ and not yet compacted
-        self._held: list[Generation] = []  # and those generations as written (compaction reads no file)
-        self._rows_logged = 0  # rows in the log
-        self._derived: tuple[dict[str, Any], dict[str, Any] | State, int] | None = None  # not yet written
-        self._derived_at = -float("inf")  # when checkpoint.json and best.json were last written
+        self._files = LogFiles(spec, rundir, schema)  # forked into the writer process at the first write
+        self._writer = log_writer(self._files, BATCH_ROWS, QUEUE_GENERATIONS // 2, LINGER_SECONDS)
+        self._hall_sent: list[tuple[int, Any]] | None = None  # the hall of fame last sent (ids, fitness)
+        self._due_at = 0.0  # when checkpoint.json and best.json are next due (monotonic)
 
     @property
     def objectives(self) -> Objectives:
@@ -95,11 +73,11 @@ class Recorder:
         islands = len(state.populations) > 1 or self.spec.islands is not None
         return self._record(state, self.schema.fields(scored), None, islands, failures, started)
 
-    def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State:
+    def record_table(self, state: State, table: Any, failures: int, started: float) -> State:
         """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
         return self._record(state, None, table, True, failures, started)
 
-    def _record(self, state: State, fields: Fields | None, table: pa.Table | None, islands: bool, failures: int,
+    def _record(self, state: State, fields: Fields | None, table: Any, islands: bool, failures: int,
                 started: float) -> State:
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
@@ -109,12 +87,21 @@ class Recorder:
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
         state.rows.append(row)  # in place: a copy per generation would grow with the run
         state = replace(state, elapsed=state.elapsed + seconds)
-        self._rows = state.rows
-        due = time.monotonic() - self._derived_at >= DERIVED_SECONDS
-        commit = _Commit(state, fields, table, islands, self._kept(state), self.checkpoint(state), row,
-                         self.best(state) if due else None, due)
+        due = time.monotonic() >= self._due_at
+        if due:
+            self._due_at = time.monotonic() + DERIVED_SECONDS
+        commit = Commit(state.generation, fields, table, islands, self._kept(state), self.checkpoint(state), row,
+                        self._hall_changed(state.hall_of_fame), due)
         self._writer.put(commit, rows)
         return state
+
+    def _hall_changed(self, hall_of_fame: list[Member]) -> list[Member] | None:
+        """The hall of fame if it changed since the last sent (members or their fitness), else None."""
+        sent = [(m.id, getattr(m.fitness, "wvalues", None)) for m in hall_of_fame]
+        if sent == self._hall_sent:
+            return None
+        self._hall_sent = sent
+        return list(hall_of_fame)
 
     def _kept(self, state: State) -> set[int] | None:
         """The ids `[log] individuals` keeps of this generation (None: all): the members alive
@@ -126,58 +113,6 @@ class Recorder:
         keep = {m.id for m in state.population} | {m.id for m in state.hall_of_fame}
         return keep | {m.id for pool in state.emigrants for m in pool}
 
-    def _write(self, commits: list[_Commit]) -> None:
-        """The writer thread: commits' tables (built together where they can be), each
-        generation appended to recent/ as one batch; a compaction after the generation that
-        fills a block (so parts end where they would one generation at a time), or the derived
-        files if due."""
-        for commit, table in zip(commits, self._tables(commits)):
-            if commit.keep is not None:
-                wanted = pa.array(sorted(commit.keep), pa.int64())
-                table = table.filter(pc.is_in(table.column("id"), value_set=wanted))
-            generation = commit.state.generation
-            record = self.rundir.write_individuals(generation, table,
-                                                   {"state": commit.checkpoint, "summary": commit.summary}, flush=False)
-            self._held.append((generation, table.replace_schema_metadata(None), record))
-            self._recent_rows += table.num_rows
-            self._rows_logged += table.num_rows
-            best = commit.best if commit.best is not None else commit.state
-            self._derived = (commit.checkpoint, best, self._rows_logged)
-            if self._recent_rows >= BLOCK_ROWS:
-                self._compact()
-        self.rundir.flush_stream()
-        if self._derived is not None and any(commit.due for commit in commits):
-            self._write_derived()
-
-    def _tables(self, commits: list[_Commit]) -> list[pa.Table]:
-        """Each commit's table: runs of commits of members built as one (`Schema.tables`)."""
-        tables: list[pa.Table] = []
-        for built, group in itertools.groupby(commits, key=lambda c: (c.table is not None, c.islands)):
-            group = list(group)
-            if built[0]:
-                tables += [c.table for c in group]
-            else:
-                tables += self.schema.tables([(c.state.generation, c.fields) for c in group], islands=built[1])
-        return tables
-
-    def _compact(self) -> None:
-        self.rundir.close_stream()
-        compact(self.rundir, self._rows, held=self._held)
-        self._recent_rows, self._held = 0, []
-        self._write_derived()
-
-    def _write_derived(self) -> None:
-        """checkpoint.json and best.json of the last generation committed, if not yet written."""
-        if self._derived is None:
-            return
-        checkpoint, best, rows = self._derived
-        if isinstance(best, State):
-            best = self.best(best)
-        self.rundir.sync_stream()  # the generations these name are on the disk first
-        self.rundir.write_checkpoint(checkpoint, rows)
-        self.rundir.write_best(best)
-        self._derived, self._derived_at = None, time.monotonic()
-
     def checkpoint(self, state: State) -> dict[str, Any]:
         record = state.checkpoint(self.schema.ranks(state.population))
         if self.schema.hypervolume_reference is not None:
@@ -185,13 +120,13 @@ class Recorder:
         return record
 
     def best(self, state: State) -> dict[str, Any]:
-        return self.schema.best(state.generation, state.hall_of_fame, self.spec.task_spec(named=True))
+        return self._files.best(state.generation, state.hall_of_fame)
 
     def rewrite_derived(self, state: State) -> None:
         """On resume: checkpoint.json and best.json from the restored state."""
-        self._rows = state.rows
-        self._derived = (self.checkpoint(state), self.best(state), self._rows_logged)
-        self._write_derived()
+        self._writer.call("rewrite", self.checkpoint(state), state.generation, list(state.hall_of_fame),
+                          list(state.rows))
+        self._hall_sent = [(m.id, getattr(m.fitness, "wvalues", None)) for m in state.hall_of_fame]
 
     def flush(self) -> None:
         """Wait until every generation handed to the writer is on disk (raising a failed write's
@@ -203,20 +138,16 @@ class Recorder:
         try:
             self.flush()
             if self._writer.error is None:
-                self._write_derived()
-                if self._recent_rows or any(not p.compacted for p in self.rundir.pieces().pieces):
-                    self._compact()
+                self._writer.call("finish")
         finally:
             self._writer.close()
-            with contextlib.suppress(OSError):  # a full disk: what is appended stays readable
-                self.rundir.close_stream()
 
     def write_verdict(self, state: State, evaluator: Evaluator) -> None:
         """best.json's final form: where fitness was sampled, the hall of fame is scored again
         (on the run's evaluator) on `hall_of_fame_games` fresh games per opponent, ranked by
         that, with 95% intervals; the figures selection saw stay beside them."""
         self.flush()
-        self._write_derived()  # the last generation's, before the verdict replaces best.json
+        self._writer.call("write_derived")  # the last generation's, before the verdict replaces best.json
         if not self.noise.active or not state.hall_of_fame:
             return
         members = state.hall_of_fame
@@ -255,8 +186,9 @@ class Recorder:
         members = self._members(log, set(checkpoint["population"]) | set(checkpoint["hall_of_fame"]), generation)
         population = [members[i] for i in checkpoint["population"]]
         pieces = self.rundir.pieces().pieces
-        self._recent_rows = sum(rows for p in pieces if not p.compacted for _, rows in committed(p))
-        self._rows_logged = self._recent_rows + sum(sum(piece_record(p)["rows"]) for p in pieces if p.compacted)
+        recent = sum(rows for p in pieces if not p.compacted for _, rows in committed(p))
+        self._files.recent_rows = recent  # (the writer process is forked later, with them)
+        self._files.rows_logged = recent + sum(sum(piece_record(p)["rows"]) for p in pieces if p.compacted)
         chosen = Plan.of(self.spec).pool_point(generation) if pools else generation
         as_chosen = self._members(log, {i for pool in pools for i in pool}, chosen)  # their scores then
         sizes = checkpoint.get("islands") or [len(population)]

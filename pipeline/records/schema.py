@@ -17,8 +17,8 @@ import pyarrow as pa
 from deap import tools
 
 from operators.kind import GenomeKind
-from operators.selection import oldest_first_ranking
 
+from ..evaluation.transport import pack, unpack
 from ..evolution.members import Member, Objectives, jsonable, viable
 from ..evolution.pareto import population_hypervolume, reference_point
 
@@ -42,19 +42,33 @@ def was_evaluated(origin: Any, born: Any, generation: Any) -> np.ndarray:
     return (np.asarray(origin) != "migrant") | (np.asarray(born) < np.asarray(generation))
 
 
-# The attributes of a member the individuals rows hold, in `Schema.table`'s order.
-_FIELD_NAMES = ("id", "born", "parents", "origin", "genome", "selected", "island", "order", "error", "eval_seconds",
-                "worker", "columns", "fitness.wvalues")
+# The attributes of a member the individuals rows hold (but its genome and columns), in `Schema.table`'s order.
+_FIELD_NAMES = ("id", "born", "parents", "origin", "selected", "island", "order", "error", "eval_seconds", "worker",
+                "fitness.wvalues")
 _FIELDS = operator.attrgetter(*_FIELD_NAMES)
 _FIELDS_BUT_FITNESS = operator.attrgetter(*_FIELD_NAMES[:-1])
 _COLUMNS = operator.attrgetter("columns")
+_GENOME = operator.attrgetter("genome")
+_ID = operator.attrgetter("id")
+_WVALUES = operator.attrgetter("fitness.wvalues")
 
 
 class Fields(NamedTuple):
-    """What a generation's rows hold, taken when it is recorded: each member's `_FIELD_NAMES`
-    (its columns mapping as it was then in `scores`)."""
+    """What a generation's rows hold, taken when it is recorded: each member's `_FIELD_NAMES`,
+    its genome, and its columns mapping as it was then (`scores`)."""
     rows: list[tuple]
+    genomes: list[Any]
     scores: list[dict[str, Any]]
+
+    def __reduce__(self) -> tuple:
+        """Pickled with its genomes packed (`evaluation.transport`), as the loop sends it to the
+        writer process: a genome array pickled alone costs ~3 µs. (Not marshal for the rest: it
+        writes any object with a buffer, a NumPy scalar among them, as bytes.)"""
+        return _fields_of, (self.rows, pack(self.genomes), self.scores)
+
+
+def _fields_of(rows: list[tuple], genomes: list | tuple, scores: list[dict[str, Any]]) -> Fields:
+    return Fields(rows, unpack(genomes), scores)
 
 
 def _int_lists(lists: Sequence[Sequence[int]]) -> pa.Array:
@@ -137,7 +151,7 @@ class Schema:
             rows = list(map(_FIELDS, members))
         except AttributeError:  # a member not scored (no fitness): no weighted fitness
             rows = [(*_FIELDS_BUT_FITNESS(m), getattr(m.fitness, "wvalues", ())) for m in members]
-        return Fields(rows, list(map(dict, map(_COLUMNS, members))))
+        return Fields(rows, list(map(_GENOME, members)), list(map(dict, map(_COLUMNS, members))))
 
     def tables(self, generations: list[tuple[int, Fields]], islands: bool = False) -> list[pa.Table]:
         """Each generation's `table`, built as one table and sliced where that gives the same
@@ -146,7 +160,7 @@ class Schema:
         counts = [len(taken.rows) for _, taken in generations]
         if len(generations) > 1 and all(counts) and len({tuple(taken.scores[0]) for _, taken in generations}) == 1:
             numbers = np.repeat(np.array([g for g, _ in generations], dtype=np.int64), counts)
-            taken = Fields([row for _, t in generations for row in t.rows], [s for _, t in generations for s in t.scores])
+            taken = Fields(*(list(itertools.chain.from_iterable(part)) for part in zip(*(t for _, t in generations))))
             table = self.table(numbers, taken, islands, uniform=True)
             if table is not None:
                 starts = np.cumsum([0] + counts[:-1])
@@ -160,9 +174,9 @@ class Schema:
         worker, no error) are cached arrays: at 100 rows a generation the cost is the calls, not
         the rows. `uniform` (`tables`): None where the rows' columns could differ in type from
         those of a part of them."""
-        n, scores = len(taken.rows), taken.scores
+        n, scores, genomes = len(taken.rows), taken.scores, taken.genomes
         fields = zip(*taken.rows) if n else [()] * len(_FIELD_NAMES)
-        ids, born, parents, origin, genomes, selected, island, order, errors, seconds, workers, _, wvalues = fields
+        ids, born, parents, origin, selected, island, order, errors, seconds, workers, wvalues = fields
         absent = order.count(None)
         failed = errors.count(None) != n
         if uniform and (failed or 0 < absent < n or self.kind.record_type is None):
@@ -217,11 +231,12 @@ class Schema:
             fronts = tools.sortNondominated(valid, len(valid))
             front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
             return [front_of.get(id(m), len(fronts)) for m in population]
-        position = {id(m): i for i, m in enumerate(population)}
-        ranks = [0] * len(population)
-        for rank, m in enumerate(oldest_first_ranking(population)):
-            ranks[position[id(m)]] = rank
-        return ranks
+        # `oldest_first_ranking` on the members' places, its two stable sorts keyed by C calls
+        order = sorted(range(len(population)), key=list(map(_ID, population)).__getitem__)
+        order.sort(key=list(map(_WVALUES, population)).__getitem__, reverse=True)
+        ranks = np.empty(len(population), dtype=np.int64)
+        ranks[order] = np.arange(len(population))
+        return ranks.tolist()
 
     def best(self, generation: int, hall_of_fame: list[Member], task_spec: dict[str, Any]) -> dict[str, Any]:
         """best.json: the hall of fame, loadable as an agent."""

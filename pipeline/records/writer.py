@@ -1,4 +1,5 @@
-"""The log's writer thread: what the evolution loop hands over, written many generations at a time.
+"""The log's writer thread (in the writer process, `writer_process.py`): what the evolution loop
+hands over, written many generations at a time.
 
 A generation handed over is written at once if the last write was `linger`
 seconds ago or more (a slow run commits every generation as it comes);
@@ -26,9 +27,11 @@ T = TypeVar("T")
 
 
 class BatchWriter(Generic[T]):
-    def __init__(self, write: Callable[[list[T]], None], batch_rows: int, batch_items: int,
-                 linger: float) -> None:
+    def __init__(self, write: Callable[[list[T]], None], batch_rows: int, batch_items: int, linger: float,
+                 done: Callable[[int, int, BaseException | None], None] | None = None) -> None:
+        """`done(rows, items, error)`: called by the thread after each batch (error: the write's)."""
         self._write = write
+        self._done = done
         self.batch_rows, self.batch_items, self.linger = batch_rows, batch_items, linger
         self._queue: deque[tuple[T, int]] = deque()  # handed over, not yet taken by the thread
         self._written_at = -float("inf")  # when the last write ended (monotonic)
@@ -36,6 +39,7 @@ class BatchWriter(Generic[T]):
         self.rows = 0  # rows handed over and not yet written (the batch being written counts)
         self.items = 0  # and items
         self._waiting = 0  # callers in `wait`: the thread writes what there is, at once
+        self._hurried = False  # `hurry`: the same, once
         self._closing = False
         self.error: BaseException | None = None  # the failed write's; nothing is written after it
         self._raised = False  # `wait` raised it
@@ -54,9 +58,9 @@ class BatchWriter(Generic[T]):
             if first or self._ready():
                 self._changed.notify_all()
 
-    def wait(self, rows: int | None = None, items: int | None = None) -> None:
+    def wait(self, rows: int | None = None, items: int | None = None, raises: bool = True) -> None:
         """Until at most `rows` rows and fewer than `items` items are unwritten (None: none at
-        all); raises the error of a write that failed, the first time."""
+        all); raises the error of a write that failed, the first time (unless not `raises`)."""
         def unwritten() -> bool:
             return self.error is None and self.items > 0 and (
                 rows is None or self.rows > rows or (items is not None and self.items >= items))
@@ -69,9 +73,15 @@ class BatchWriter(Generic[T]):
                         self._changed.wait()
                 finally:
                     self._waiting -= 1
-            if self.error is not None and not self._raised:
+            if raises and self.error is not None and not self._raised:
                 self._raised = True
                 raise self.error
+
+    def hurry(self) -> None:
+        """Have the thread write what is queued now, without waiting for it."""
+        with self._changed:
+            self._hurried = True
+            self._changed.notify_all()
 
     def close(self) -> None:
         """Write what is queued, then stop the thread (errors: see `wait`)."""
@@ -81,7 +91,7 @@ class BatchWriter(Generic[T]):
         self._thread.join()
 
     def _ready(self) -> bool:
-        return bool(self._queue) and (self._waiting > 0 or self._closing or len(self._queue) >= self.batch_items
+        return bool(self._queue) and (self._waiting > 0 or self._hurried or self._closing or len(self._queue) >= self.batch_items
                                       or self._queue_rows >= self.batch_rows)
 
     def _take(self) -> list[tuple[T, int]] | None:
@@ -99,7 +109,7 @@ class BatchWriter(Generic[T]):
                     self._changed.wait()
             batch = list(self._queue)
             self._queue.clear()
-            self._queue_rows = 0
+            self._queue_rows, self._hurried = 0, False
             return batch
 
     def _run(self) -> None:
@@ -107,6 +117,7 @@ class BatchWriter(Generic[T]):
             batch = self._take()
             if batch is None:
                 return
+            rows = sum(rows for _, rows in batch)
             try:
                 self._write([item for item, _ in batch])
             except BaseException as exc:  # a full disk: nothing after it is written
@@ -115,9 +126,13 @@ class BatchWriter(Generic[T]):
                     self._queue.clear()
                     self._queue_rows = self.rows = self.items = 0
                     self._changed.notify_all()
+                if self._done is not None:
+                    self._done(rows, len(batch), exc)
                 return
             with self._changed:
                 self._written_at = time.monotonic()
-                self.rows -= sum(rows for _, rows in batch)
+                self.rows -= rows
                 self.items -= len(batch)
                 self._changed.notify_all()
+            if self._done is not None:
+                self._done(rows, len(batch), None)

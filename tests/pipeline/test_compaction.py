@@ -9,7 +9,7 @@ import pyarrow.dataset as ds
 import pytest
 
 import pipeline
-from pipeline.records import RunDir, compaction, recorder
+from pipeline.records import RunDir, compaction, log_files
 from tests.golden.digest import run_digests
 
 from .test_runs import SETCOVER_SPEC, comparable, generations_log, spec_file
@@ -24,7 +24,7 @@ class Killed(Exception):
 
 @pytest.fixture
 def small_parts(monkeypatch):
-    monkeypatch.setattr(recorder, "BLOCK_ROWS", 30)
+    monkeypatch.setattr(log_files, "BLOCK_ROWS", 30)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def _killed_at(step: str, nth: int, monkeypatch):
             if len(calls) == nth and name == step:
                 raise Killed(f"{step} of compaction {nth}")
         return real(rundir, rows, fault=hook, held=held)
-    monkeypatch.setattr(recorder, "compact", compact)
+    monkeypatch.setattr(log_files, "compact", compact)
 
 
 def _each_generation_once(run: pipeline.Run) -> None:
@@ -66,7 +66,7 @@ def test_a_compaction_killed_at_any_step_loses_and_repeats_nothing(tmp_path, mon
     with pytest.raises(Killed):
         pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(out), generations=GENERATIONS)
     _each_generation_once(pipeline.open_run(out))
-    monkeypatch.setattr(recorder, "compact", compaction.compact)
+    monkeypatch.setattr(log_files, "compact", compaction.compact)
     resumed = pipeline.resume(out)
     pd.testing.assert_frame_equal(comparable(resumed.path), comparable(reference.path))
     pd.testing.assert_frame_equal(generations_log(resumed.path), generations_log(reference.path))
@@ -110,7 +110,7 @@ def test_generations_rows_are_appended_a_part_per_compaction_never_rewritten(tmp
     def compact(rundir, rows, fault=None, held=None):  # each generations part's file, as each compaction finds it
         seen.update({p.name: p.stat().st_ino for p in rundir.generations_dir.glob("part-*")})
         return real(rundir, rows, fault, held)
-    monkeypatch.setattr(recorder, "compact", compact)
+    monkeypatch.setattr(log_files, "compact", compact)
     run = pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(tmp_path / "run"), generations=GENERATIONS)
     parts = {p.name: p.stat().st_ino for p in (run.path / "generations").iterdir()}
     assert sorted(parts) == sorted(p.name for p in (run.path / "individuals").iterdir())

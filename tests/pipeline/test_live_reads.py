@@ -19,7 +19,7 @@ import pytest
 import pipeline
 from fitness.atomic import atomic_write_bytes
 from pipeline.cli import main
-from pipeline.records import RunDir, recorder
+from pipeline.records import RunDir, log_files
 from pipeline.records.reading import opened, read_json, read_parquet
 from pipeline.reporting import load_run
 
@@ -80,7 +80,7 @@ def committed(tmp_path_factory) -> Path:
     spec = tmp_path_factory.mktemp("spec") / "spec.toml"
     spec.write_text(SETCOVER_SPEC)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(recorder, "compact", lambda rundir, rows, fault=None, held=None: 0)
+        patch.setattr(log_files, "compact", lambda rundir, rows, fault=None, held=None: 0)
         return pipeline.run(spec, out=str(spec.parent / "run"), generations=2).path
 
 

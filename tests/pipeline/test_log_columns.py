@@ -3,13 +3,16 @@ holds what a row-by-row build of the same members holds: the same columns, types
 
 from __future__ import annotations
 
+import pickle
 from types import SimpleNamespace
 
+import numpy as np
 import pyarrow as pa
 from deap import base, creator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from operators.selection import oldest_first_ranking
 from pipeline.evolution.members import Member
 from pipeline.records.schema import Schema
 
@@ -90,9 +93,11 @@ BATCH_KIND = SimpleNamespace(records=KIND.records, record_type=pa.list_(pa.bool_
        islands=st.booleans(), viability=st.booleans())
 def test_the_writer_s_tables_of_many_generations_are_each_generation_s_own(generations, mode, islands, viability):
     """`Schema.tables` builds many generations as one table where it can: each slice has the
-    columns, types and values that generation's own table has, whatever failed or arrived."""
+    columns, types and values that generation's own table has, whatever failed or arrived, from
+    the fields as the writer process receives them (pickled: `Fields.__reduce__`)."""
     schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode=mode, fitness_class=creator.Fitness_p1), viability)
-    tables = schema.tables([(g, schema.fields(members)) for g, members in enumerate(generations)], islands=islands)
+    sent = [(g, pickle.loads(pickle.dumps(schema.fields(members)))) for g, members in enumerate(generations)]
+    tables = schema.tables(sent, islands=islands)
     for g, (table, members) in enumerate(zip(tables, generations)):
         own = schema.individuals(g, members, islands=islands)
         assert table.schema.equals(own.schema) and table.equals(own), (g, table.schema, own.schema)
@@ -113,3 +118,23 @@ def test_taking_a_generation_s_fields_keeps_its_rows_when_its_members_change_lat
     member.fitness = creator.Fitness_p1()
     assert schema.table(0, taken).equals(before)
     assert before.column("ones").to_pylist() == [3] and before.column("selected").to_pylist() == [True]
+
+
+def test_array_genomes_travel_to_the_writer_process_equal():
+    schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode="weighted", fitness_class=creator.Fitness_p1))
+    rng = np.random.default_rng(1)
+    members = [Member(id=i, born=0, genome=rng.random(9) < 0.5, parents=[], origin="random", columns={"ones": i},
+                      worker="w1", fitness=creator.Fitness_p1((float(i),))) for i in range(5)]
+    taken = schema.fields(members)
+    assert taken.__reduce__()[1][1][0] == "bits"  # the genomes packed
+    assert schema.table(0, pickle.loads(pickle.dumps(taken))).equals(schema.table(0, taken))
+
+
+@settings(max_examples=100, deadline=None)
+@given(members=_members(), mode=st.sampled_from(["weighted", "lexicographic"]))
+def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
+    """`Schema.ranks` (two index sorts) ranks as `oldest_first_ranking` of the members does:
+    fittest first, ties to the first born, failed evaluations last."""
+    schema = Schema("run-1", KIND, SimpleNamespace(mode=mode, fitness_class=creator.Fitness_p1))
+    expected = {id(m): rank for rank, m in enumerate(oldest_first_ranking(members))}
+    assert schema.ranks(members) == [expected[id(m)] for m in members]

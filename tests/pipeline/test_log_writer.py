@@ -1,15 +1,24 @@
-"""The log's writer thread (records/writer.py): a slow run's generations are written as they
-come, a fast run's many at a time; waiting, closing and a failed write behave as the
-recorder needs (nothing after a failure, its error raised once)."""
+"""The log's writer thread (records/writer.py) and the process it runs in (writer_process.py):
+a slow run's generations are written as they come, a fast run's many at a time; waiting, closing
+and a failed write behave as the recorder needs (nothing after a failure, its error raised
+once); the process dies with its loop."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from pipeline.records.writer import BatchWriter
+from pipeline.records.writer_process import LogWriterProcess
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Sink:
@@ -81,3 +90,88 @@ def test_a_failed_write_raises_once_and_nothing_after_it_is_written():
     writer.wait()  # raised already: the caller is failing the run
     writer.close()
     assert [i for batch in sink.batches for i in batch] == [0, 1, 2]
+
+
+# -- the writer process (records/writer_process.py) -------------------------------------------
+
+
+class FileSink:
+    """Writes each batch as a line of a file (the writer process's, read back here), and its pid."""
+
+    def __init__(self, path, fail_at: int | None = None) -> None:
+        self.path, self.fail_at = path, fail_at
+
+    def write(self, items: list[int]) -> None:
+        if self.fail_at in items:
+            raise OSError(28, "No space left on device", "recent/gen-000000.arrows")
+        with open(self.path, "a") as out:
+            out.write(" ".join(map(str, items)) + "\n")
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def close(self) -> None:
+        with open(self.path, "a") as out:
+            out.write("closed\n")
+
+
+def _lines(path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_the_writer_process_writes_in_order_in_another_process_and_counts_what_is_unwritten(tmp_path):
+    sink = FileSink(tmp_path / "batches")
+    writer = LogWriterProcess(sink, batch_rows=1000, batch_items=32, linger=0.3)
+    assert writer.call("pid") == os.getpid()  # not started: called here
+    for item in range(100):
+        writer.put(item, 10)
+    assert writer.items <= 100
+    writer.wait(rows=500)
+    assert writer.rows <= 500
+    assert writer.call("pid") != os.getpid()  # after everything handed over is written
+    assert writer.rows == writer.items == 0
+    written = [int(i) for line in _lines(tmp_path / "batches") for i in line.split()]
+    assert written == list(range(100)) and len(_lines(tmp_path / "batches")) < 10
+    writer.close()
+    assert _lines(tmp_path / "batches")[-1] == "closed"
+
+
+def test_the_writer_process_raises_a_failed_write_once_and_writes_nothing_after_it(tmp_path):
+    writer = LogWriterProcess(FileSink(tmp_path / "batches", fail_at=3), batch_rows=10_000, batch_items=1000,
+                              linger=0.0)
+    for item in range(3):
+        writer.put(item, 1)
+        writer.wait()
+    writer.put(3, 1)
+    with pytest.raises(OSError, match="No space left on device") as raised:
+        writer.wait()
+    assert raised.value.errno == 28
+    writer.put(4, 1)
+    writer.wait()  # raised already: the caller is failing the run
+    writer.close()
+    assert _lines(tmp_path / "batches") == ["0", "1", "2", "closed"]
+
+
+def test_the_writer_process_dies_with_its_loop(tmp_path):
+    """A SIGKILLed loop takes its writer with it: no writer outlives its run to race a resume."""
+    code = ("import os, signal, sys, time; sys.path.insert(0, sys.argv[1]); "
+            "from tests.pipeline.test_log_writer import FileSink; "
+            "from pipeline.records.writer_process import LogWriterProcess; "
+            "w = LogWriterProcess(FileSink(sys.argv[2]), 1000, 32, 60.0); w.put(0, 1); "
+            "print(w.call('pid'), flush=True); os.kill(os.getpid(), signal.SIGKILL)")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path / "batches")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    pid = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, f"the writer process {pid} outlived its loop"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is gone but for its parent
+    except FileNotFoundError:
+        return False

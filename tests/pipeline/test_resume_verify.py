@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from pipeline.cli import main
-from pipeline.records import RunDir, recorder
+from pipeline.records import RunDir, log_files
 
 from .test_runs import NIM_SPEC, comparable, generations_log, run_spec
 
@@ -33,7 +33,7 @@ def references(tmp_path_factory) -> dict[int, Path]:
 def uncompacted(monkeypatch):
     """Runs that leave every generation in recent/ as committed, as a run killed before it
     compacted them does (a closed run's are in one part)."""
-    monkeypatch.setattr(recorder, "compact", lambda rundir, rows, fault=None, held=None: 0)
+    monkeypatch.setattr(log_files, "compact", lambda rundir, rows, fault=None, held=None: 0)
     return monkeypatch  # .undo(): compaction back, for the resume
 
 
@@ -146,7 +146,7 @@ def test_a_part_of_another_run_is_refused(tmp_path, capsys):
 
 
 def test_a_gap_is_refused_and_nothing_is_deleted(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(recorder, "BLOCK_ROWS", 1)  # a part per generation
+    monkeypatch.setattr(log_files, "BLOCK_ROWS", 1)  # a part per generation
     run = run_spec(tmp_path, TEXT, "gap")
     (run / "individuals" / "part-000001-000001.parquet").unlink()
     code, err = resume(run, capsys)

@@ -1,0 +1,124 @@
+"""The log's files as its writer keeps them: each generation handed over (`Commit`) appended
+to recent/'s stream, compacted into Parquet parts every `BLOCK_ROWS` rows, and
+checkpoint.json and best.json written when due. Runs in the writer process
+(`writer_process.py`); the loop's side is `recorder.py`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..evolution.members import Member
+from ..spec import RunSpec
+from .compaction import BLOCK_ROWS, Generation, compact
+from .rundir import RunDir
+from .schema import Fields, Schema
+
+__all__ = ["Commit", "LogFiles"]
+
+
+@dataclass
+class Commit:
+    """A generation handed to the writer: its rows (members' `fields`, or a table built
+    elsewhere) and what its record and the derived files need."""
+    generation: int
+    fields: Fields | None
+    table: pa.Table | None
+    islands: bool
+    keep: set[int] | None  # `[log] individuals`: the ids a thinned generation keeps (None: all)
+    checkpoint: dict[str, Any]
+    summary: dict[str, Any]  # its generations row
+    hall_of_fame: list[Member] | None  # for best.json; None: the same as the generation before's
+    due: bool  # checkpoint.json and best.json are due after it
+
+
+class LogFiles:
+    def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema) -> None:
+        self.spec = spec
+        self.rundir = rundir
+        self.schema = schema
+        self.rows: list[dict[str, Any]] = []  # the generations rows, 0..the last committed
+        self.recent_rows = 0  # rows committed to recent/ and not yet compacted
+        self.held: list[Generation] = []  # and those generations as written (compaction reads no file)
+        self.rows_logged = 0  # rows in the log
+        self.hall_of_fame: list[Member] = []  # the last commit's
+        self._derived: tuple[dict[str, Any], int, int] | None = None  # checkpoint, generation, rows: not yet written
+
+    def write(self, commits: list[Commit]) -> None:
+        """A batch: commits' tables (built together where they can be), each generation appended
+        to recent/ as one batch; a compaction after the generation that fills a block (so parts
+        end where they would one generation at a time), or the derived files if due."""
+        for commit, table in zip(commits, self._tables(commits)):
+            if commit.keep is not None:
+                wanted = pa.array(sorted(commit.keep), pa.int64())
+                table = table.filter(pc.is_in(table.column("id"), value_set=wanted))
+            generation = commit.generation
+            record = self.rundir.write_individuals(generation, table,
+                                                   {"state": commit.checkpoint, "summary": commit.summary}, flush=False)
+            self.rows.append(commit.summary)
+            self.held.append((generation, table.replace_schema_metadata(None), record))
+            self.recent_rows += table.num_rows
+            self.rows_logged += table.num_rows
+            if commit.hall_of_fame is not None:
+                self.hall_of_fame = commit.hall_of_fame
+            self._derived = (commit.checkpoint, generation, self.rows_logged)
+            if self.recent_rows >= BLOCK_ROWS:
+                self._compact()
+        self.rundir.flush_stream()
+        if self._derived is not None and any(commit.due for commit in commits):
+            self.write_derived()
+
+    def _tables(self, commits: list[Commit]) -> list[pa.Table]:
+        """Each commit's table: runs of commits of members built as one (`Schema.tables`)."""
+        tables: list[pa.Table] = []
+        for built, group in itertools.groupby(commits, key=lambda c: (c.table is not None, c.islands)):
+            group = list(group)
+            if built[0]:
+                tables += [c.table for c in group]
+            else:
+                tables += self.schema.tables([(c.generation, c.fields) for c in group], islands=built[1])
+        return tables
+
+    def _compact(self) -> None:
+        self.rundir.close_stream()
+        compact(self.rundir, self.rows, held=self.held)
+        self.recent_rows, self.held = 0, []
+        self.write_derived()
+
+    def write_derived(self) -> None:
+        """checkpoint.json and best.json of the last generation committed, if not yet written."""
+        if self._derived is None:
+            return
+        checkpoint, generation, rows = self._derived
+        self.rundir.sync_stream()  # the generations these name are on the disk first
+        self.rundir.write_checkpoint(checkpoint, rows)
+        self.rundir.write_best(self.best(generation, self.hall_of_fame))
+        self._derived = None
+
+    def best(self, generation: int, hall_of_fame: list[Member]) -> dict[str, Any]:
+        return self.schema.best(generation, hall_of_fame, self.spec.task_spec(named=True))
+
+    def rewrite(self, checkpoint: dict[str, Any], generation: int, hall_of_fame: list[Member],
+                rows: list[dict[str, Any]]) -> None:
+        """On resume: the generations rows so far, and checkpoint.json and best.json from the
+        restored state."""
+        self.rows, self.hall_of_fame = rows, hall_of_fame
+        self._derived = (checkpoint, generation, self.rows_logged)
+        self.write_derived()
+
+    def finish(self) -> None:
+        """At the run's end: the last checkpoint.json and best.json, recent/ compacted."""
+        self.write_derived()
+        if self.recent_rows or any(not p.compacted for p in self.rundir.pieces().pieces):
+            self._compact()
+
+    def close(self) -> None:
+        """The writer's last step, whatever happened before."""
+        with contextlib.suppress(OSError):  # a full disk: what is appended stays readable
+            self.rundir.close_stream()

@@ -1,0 +1,231 @@
+"""The log's writer process: the run's files written beside the evolution loop, not in its process.
+
+In a thread, the writer's Python work (a table's columns, a generation's record)
+held the interpreter lock the loop needs, so each logged row cost the loop's
+wall time ~17 µs, though its own share was ~5 (benchmarks/README.md, "Issue 42,
+fourth pass"). Forked at the run's first write, the process has the run's
+schema, spec and files as the loop had them; the loop sends each generation
+pickled down a pipe (its genomes packed) and reads back how many rows are
+written, so it still waits only when too much is unwritten (`Recorder`).
+
+In the process, one thread reads the pipe and a `BatchWriter` thread writes, as
+the loop's writer thread did. The process dies with the loop (`PR_SET_PDEATHSIG`):
+a SIGKILLed run loses what was queued, as with a thread, and no writer outlives
+its run to race the next resume; it ignores SIGINT and SIGTERM, which reach a
+terminal's whole process group: the loop closes it. Where `fork` is not the
+platform's (not Linux), the same `BatchWriter` runs as a thread of the loop's process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import pickle
+import select
+import signal
+import sys
+import threading
+from typing import Any
+
+from .writer import BatchWriter
+
+__all__ = ["LogWriterProcess", "log_writer"]
+
+PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15  # prctl(2)
+POLL_SECONDS = 1.0  # how often a loop waiting on the process checks that it lives
+
+
+def log_writer(target: Any, batch_rows: int, batch_items: int, linger: float) -> LogWriterProcess | LogWriterThread:
+    """The writer of `target` (its `write(items)` writes a batch, its `close()` ends; `call`
+    runs its other methods after everything handed over is written): a process on Linux, else a
+    thread."""
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods() and \
+            not multiprocessing.current_process().daemon:  # (a daemonic process may have no children)
+        return LogWriterProcess(target, batch_rows, batch_items, linger)
+    return LogWriterThread(target, batch_rows, batch_items, linger)
+
+
+class LogWriterProcess:
+    """`put`, `wait`, `call` and `close`, as `BatchWriter` has them, across a pipe: `rows` and
+    `items` count what was handed over and is not yet written, `error` is a failed write's."""
+
+    def __init__(self, target: Any, batch_rows: int, batch_items: int, linger: float) -> None:
+        self._target, self._options = target, (batch_rows, batch_items, linger)
+        self._process: Any = None
+        self._conn: Any = None
+        self._poller: Any = None
+        self.rows = self.items = 0
+        self.error: BaseException | None = None
+        self._raised = False
+
+    def put(self, item: Any, rows: int) -> None:
+        """Hand `item` (`rows` rows of the log) over; nothing after a failed write."""
+        if self.error is not None:
+            return
+        if self._process is None:
+            self._start()
+        self._conn.send_bytes(pickle.dumps(("put", item, rows), protocol=pickle.HIGHEST_PROTOCOL))
+        self.rows += rows
+        self.items += 1
+
+    def wait(self, rows: int | None = None, items: int | None = None) -> None:
+        """Until at most `rows` rows and fewer than `items` items are unwritten (None: none at
+        all); raises the error of a write that failed, the first time."""
+        def unwritten() -> bool:
+            return self.error is None and self.items > 0 and (
+                rows is None or self.rows > rows or (items is not None and self.items >= items))
+        while self._conn is not None and self._readable(0):
+            self._receive()
+        if unwritten():
+            self._conn.send_bytes(pickle.dumps(("hurry",)))
+            while unwritten():
+                self._receive()
+        if self.error is not None and not self._raised:
+            self._raised = True
+            raise self.error
+
+    def call(self, name: str, *args: Any) -> Any:
+        """`target.name(*args)`, once everything handed over is written (in the process, if started)."""
+        if self._process is None:
+            return getattr(self._target, name)(*args)
+        self._conn.send_bytes(pickle.dumps(("call", name, args), protocol=pickle.HIGHEST_PROTOCOL))
+        while True:
+            reply = self._receive()
+            if reply is not None and reply[0] == "result":
+                return reply[1]
+            if reply is not None and reply[0] == "failed":
+                raise reply[1]
+
+    def close(self) -> None:
+        """Write what is queued, then end the process (errors: see `wait`)."""
+        if self._process is None:
+            self._target.close()
+            return
+        try:
+            self._conn.send_bytes(pickle.dumps(("close",)))
+            while (reply := self._receive()) is None or reply[0] != "closed":
+                pass
+        finally:
+            self._conn.close()
+            self._process.join(timeout=10)
+            if self._process.is_alive():
+                self._process.kill()
+            self._process = None
+
+    def _start(self) -> None:
+        ends = multiprocessing.get_context("fork").Pipe()
+        self._process = multiprocessing.get_context("fork").Process(
+            target=_serve, args=(ends[1], self._target, *self._options, os.getpid()), name="evo-log-writer",
+            daemon=True)
+        self._process.start()
+        ends[1].close()
+        self._conn = ends[0]
+        self._poller = select.poll()  # (`Connection.poll` builds a selector each call: ~30 µs a generation)
+        self._poller.register(self._conn.fileno(), select.POLLIN)
+
+    def _readable(self, seconds: float) -> bool:
+        return bool(self._poller.poll(seconds * 1000))
+
+    def _receive(self) -> tuple | None:
+        """The next message from the process, counting what it wrote; a reply to `call` or
+        `close` is returned (None: an acknowledgement)."""
+        while not self._readable(POLL_SECONDS):
+            if not self._process.is_alive():
+                break
+        try:
+            message = pickle.loads(self._conn.recv_bytes())
+        except (EOFError, OSError):
+            raise RuntimeError(f"the log's writer process ended unexpectedly (exit code "
+                               f"{self._process.exitcode}); `evo resume` continues from what it wrote") from None
+        if message[0] == "written":
+            self.rows -= message[1]
+            self.items -= message[2]
+            return None
+        if message[0] == "error":
+            self.error, self.rows, self.items = message[1], 0, 0
+            return None
+        return message
+
+
+class LogWriterThread:
+    """`LogWriterProcess`'s interface on a thread of this process (platforms without `fork`)."""
+
+    def __init__(self, target: Any, batch_rows: int, batch_items: int, linger: float) -> None:
+        self._target = target
+        self._writer = BatchWriter(target.write, batch_rows, batch_items, linger)
+        self.put, self.wait = self._writer.put, self._writer.wait
+
+    def close(self) -> None:
+        try:
+            self._writer.close()
+        finally:
+            self._target.close()
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._writer.error
+
+    def call(self, name: str, *args: Any) -> Any:
+        self._writer.wait(raises=False)  # a failed write's error is `wait`'s to raise
+        return getattr(self._target, name)(*args)
+
+
+def _serve(conn: Any, target: Any, batch_rows: int, batch_items: int, linger: float, parent: int) -> None:
+    """The process: reads the pipe, hands puts to a `BatchWriter`, answers calls."""
+    _die_with(parent)
+    sending = threading.Lock()
+
+    def send(message: tuple) -> None:
+        with sending:
+            conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def done(rows: int, items: int, error: BaseException | None) -> None:
+        send(("written", rows, items) if error is None else ("error", _portable(error)))
+
+    writer = BatchWriter(target.write, batch_rows, batch_items, linger, done=done)
+    while True:
+        try:
+            kind, *args = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):  # the loop is gone without closing: write what came
+            writer.close()
+            target.close()
+            return
+        if kind == "put":
+            writer.put(*args)
+        elif kind == "hurry":
+            writer.hurry()
+        elif kind == "call":
+            try:
+                writer.wait(raises=False)  # a failed write was sent already
+                send(("result", getattr(target, args[0])(*args[1])))
+            except BaseException as exc:  # the call's own
+                send(("failed", _portable(exc)))
+        elif kind == "close":
+            writer.close()
+            target.close()
+            send(("closed",))
+            return
+
+
+def _die_with(parent: int) -> None:
+    """End this process when `parent` does (SIGKILL), and leave SIGINT and SIGTERM to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc.prctl(PR_SET_NAME, b"evo-log-writer")  # as top and ps -o comm show it
+    except (AttributeError, OSError):  # no prctl: the pipe's end says it
+        pass
+    if os.getppid() != parent:  # it died before prctl
+        os._exit(0)
+
+
+def _portable(error: BaseException) -> BaseException:
+    """`error`, or where it does not pickle, a RuntimeError saying it."""
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any error that does not survive pickling
+        return RuntimeError(f"{type(error).__name__}: {error}")
