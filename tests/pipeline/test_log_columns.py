@@ -138,3 +138,17 @@ def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
     schema = Schema("run-1", KIND, SimpleNamespace(mode=mode, fitness_class=creator.Fitness_p1))
     expected = {id(m): rank for rank, m in enumerate(oldest_first_ranking(members))}
     assert schema.ranks(members) == [expected[id(m)] for m in members]
+
+
+def test_a_commit_travels_to_the_writer_process_with_its_table_equal():
+    from pipeline.records.log_files import Commit
+
+    schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode="weighted", fitness_class=creator.Fitness_p1))
+    members = [Member(id=i, born=0, genome=[True, False], parents=[], origin="random", columns={"ones": i},
+                      worker="w1", fitness=creator.Fitness_p1((float(i),))) for i in range(4)]
+    table = schema.individuals(3, members, islands=True).replace_schema_metadata({"k": "v"})
+    commit = Commit(3, None, table, True, None, {"generation": 3}, {"generation": 3}, None, False)
+    back = pickle.loads(pickle.dumps(commit))
+    assert back.table.equals(table) and back.table.schema.metadata == table.schema.metadata
+    assert {k: v for k, v in back.__dict__.items() if k != "table"} == \
+        {k: v for k, v in commit.__dict__.items() if k != "table"}
