@@ -52,13 +52,17 @@ LINGER_SECONDS = 0.2  # or this long after its last write (sooner: written at on
 
 
 class Recorder:
-    def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema, noise: NoiseControl) -> None:
+    def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema, noise: NoiseControl,
+                 tables_built: bool = False) -> None:
+        """`tables_built`: the individuals tables arrive built (`record_table`: islands on
+        runners), so the writer is a thread of this process (see `writer_process.py`)."""
         self.spec = spec
         self.rundir = rundir
         self.schema = schema
         self.noise = noise
         self._files = LogFiles(spec, rundir, schema)  # forked into the writer process at the first write
-        self._writer = log_writer(self._files, BATCH_ROWS, QUEUE_GENERATIONS // 2, LINGER_SECONDS)
+        self._writer = log_writer(self._files, BATCH_ROWS, QUEUE_GENERATIONS // 2, LINGER_SECONDS,
+                                  apart=not tables_built)
         self._hall_sent: list[tuple[int, Any]] | None = None  # the hall of fame last sent (ids, fitness)
         self._due_at = 0.0  # when checkpoint.json and best.json are next due (monotonic)
 

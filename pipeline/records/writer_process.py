@@ -13,7 +13,10 @@ the loop's writer thread did. The process dies with the loop (`PR_SET_PDEATHSIG`
 a SIGKILLed run loses what was queued, as with a thread, and no writer outlives
 its run to race the next resume; it ignores SIGINT and SIGTERM, which reach a
 terminal's whole process group: the loop closes it. Where `fork` is not the
-platform's (not Linux), the same `BatchWriter` runs as a thread of the loop's process.
+platform's (not Linux), the same `BatchWriter` runs as a thread of the loop's
+process; so it does for islands on runners (`Recorder`), whose tables arrive
+built: there the writer's work is Arrow's, outside the lock, and a fork of a
+driver holding Ray cost it more (copied pages) than the thread did.
 """
 
 from __future__ import annotations
@@ -36,11 +39,12 @@ PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15  # prctl(2)
 POLL_SECONDS = 1.0  # how often a loop waiting on the process checks that it lives
 
 
-def log_writer(target: Any, batch_rows: int, batch_items: int, linger: float) -> LogWriterProcess | LogWriterThread:
+def log_writer(target: Any, batch_rows: int, batch_items: int, linger: float,
+               apart: bool = True) -> LogWriterProcess | LogWriterThread:
     """The writer of `target` (its `write(items)` writes a batch, its `close()` ends; `call`
-    runs its other methods after everything handed over is written): a process on Linux, else a
-    thread."""
-    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods() and \
+    runs its other methods after everything handed over is written): a process on Linux where
+    `apart`, else a thread."""
+    if apart and sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods() and \
             not multiprocessing.current_process().daemon:  # (a daemonic process may have no children)
         return LogWriterProcess(target, batch_rows, batch_items, linger)
     return LogWriterThread(target, batch_rows, batch_items, linger)
@@ -165,6 +169,14 @@ class LogWriterThread:
     @property
     def error(self) -> BaseException | None:
         return self._writer.error
+
+    @property
+    def rows(self) -> int:
+        return self._writer.rows
+
+    @property
+    def items(self) -> int:
+        return self._writer.items
 
     def call(self, name: str, *args: Any) -> Any:
         self._writer.wait(raises=False)  # a failed write's error is `wait`'s to raise

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.records.writer import BatchWriter
-from pipeline.records.writer_process import LogWriterProcess
+from pipeline.records.writer_process import log_writer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,16 +119,18 @@ def _lines(path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def test_the_writer_process_writes_in_order_in_another_process_and_counts_what_is_unwritten(tmp_path):
+@pytest.mark.parametrize("apart", [True, False])
+def test_the_log_writer_writes_in_order_and_counts_what_is_unwritten(tmp_path, apart):
+    """In a process (`apart`) or a thread (islands on runners; platforms without fork)."""
     sink = FileSink(tmp_path / "batches")
-    writer = LogWriterProcess(sink, batch_rows=1000, batch_items=32, linger=0.3)
-    assert writer.call("pid") == os.getpid()  # not started: called here
+    writer = log_writer(sink, batch_rows=1000, batch_items=32, linger=0.3, apart=apart)
+    assert writer.call("pid") == os.getpid()  # a process not started yet: called here
     for item in range(100):
         writer.put(item, 10)
     assert writer.items <= 100
     writer.wait(rows=500)
     assert writer.rows <= 500
-    assert writer.call("pid") != os.getpid()  # after everything handed over is written
+    assert (writer.call("pid") != os.getpid()) == apart  # after everything handed over is written
     assert writer.rows == writer.items == 0
     written = [int(i) for line in _lines(tmp_path / "batches") for i in line.split()]
     assert written == list(range(100)) and len(_lines(tmp_path / "batches")) < 10
@@ -136,9 +138,10 @@ def test_the_writer_process_writes_in_order_in_another_process_and_counts_what_i
     assert _lines(tmp_path / "batches")[-1] == "closed"
 
 
-def test_the_writer_process_raises_a_failed_write_once_and_writes_nothing_after_it(tmp_path):
-    writer = LogWriterProcess(FileSink(tmp_path / "batches", fail_at=3), batch_rows=10_000, batch_items=1000,
-                              linger=0.0)
+@pytest.mark.parametrize("apart", [True, False])
+def test_the_log_writer_raises_a_failed_write_once_and_writes_nothing_after_it(tmp_path, apart):
+    writer = log_writer(FileSink(tmp_path / "batches", fail_at=3), batch_rows=10_000, batch_items=1000, linger=0.0,
+                        apart=apart)
     for item in range(3):
         writer.put(item, 1)
         writer.wait()
