@@ -5,8 +5,9 @@ A zero-cost fitness (`benchmarks/sleepy` at 0 ms, 64-bit genomes), in-process
 individuals, once with the log and once with it switched off (the recorder
 builds no table and writes nothing; the generation's row is still made),
 alternating for `--rounds` rounds. Each run is a fresh process; its CPU time
-(user + system, all threads: the writer thread counts) over the rows is the
-cost per row, which other jobs on a shared machine inflate less than wall time.
+(user + system, all threads, and the log's writer process, its child) over the
+rows is the cost per row, which other jobs on a shared machine inflate less
+than wall time; the driver process's own CPU is printed apart.
 The loop's wall time (generation 0's end to the last's) with and without the log,
 over the rows, is the driver time the log takes from the run's throughput.
 
@@ -18,7 +19,7 @@ from `resource.getrusage`; `baseline` is the same process importing pipeline
 and opening the run, reading nothing), `evo resume` to its first new
 generation, and the files in the run directory. `--parts`: one more logged run, timing the log's
 parts by their own thread's CPU (less sensitive to a busy machine than the difference of two
-runs' totals).
+runs' totals; the writer process's parts it writes to a file at close for the driver to print).
 
     .venv/bin/python benchmarks/bench_log_scale.py --rows 100000 --rounds 2
     git worktree add /tmp/before <older commit>   # the figures before, same command:

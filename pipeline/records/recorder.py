@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 from deap import tools
 
 from operators.selection import oldest_first_ranking
@@ -77,11 +78,11 @@ class Recorder:
         islands = len(state.populations) > 1 or self.spec.islands is not None
         return self._record(state, self.schema.fields(scored), None, islands, failures, started)
 
-    def record_table(self, state: State, table: Any, failures: int, started: float) -> State:
+    def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State:
         """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
         return self._record(state, None, table, True, failures, started)
 
-    def _record(self, state: State, fields: Fields | None, table: Any, islands: bool, failures: int,
+    def _record(self, state: State, fields: Fields | None, table: pa.Table | None, islands: bool, failures: int,
                 started: float) -> State:
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)

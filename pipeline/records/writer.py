@@ -91,8 +91,8 @@ class BatchWriter(Generic[T]):
         self._thread.join()
 
     def _ready(self) -> bool:
-        return bool(self._queue) and (self._waiting > 0 or self._hurried or self._closing or len(self._queue) >= self.batch_items
-                                      or self._queue_rows >= self.batch_rows)
+        return bool(self._queue) and (self._waiting > 0 or self._hurried or self._closing
+                                      or len(self._queue) >= self.batch_items or self._queue_rows >= self.batch_rows)
 
     def _take(self) -> list[tuple[T, int]] | None:
         """The next batch (None: closing with nothing left), waiting for it as the docstring says."""

@@ -15,8 +15,8 @@ its run to race the next resume; it ignores SIGINT and SIGTERM, which reach a
 terminal's whole process group: the loop closes it. Where `fork` is not the
 platform's (not Linux), the same `BatchWriter` runs as a thread of the loop's
 process; so it does for islands on runners (`Recorder`), whose tables arrive
-built: there the writer's work is Arrow's, outside the lock, and a fork of a
-driver holding Ray cost it more (copied pages) than the thread did.
+built: there the writer's work is Arrow's, outside the lock, and with a fork
+the island driver spent more than with the thread.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class LogWriterProcess:
             return
         if self._process is None:
             self._start()
-        self._conn.send_bytes(pickle.dumps(("put", item, rows), protocol=pickle.HIGHEST_PROTOCOL))
+        self._send(("put", item, rows))
         self.rows += rows
         self.items += 1
 
@@ -82,7 +82,7 @@ class LogWriterProcess:
         while self._conn is not None and self._readable(0):
             self._receive()
         if unwritten():
-            self._conn.send_bytes(pickle.dumps(("hurry",)))
+            self._send(("hurry",))
             while unwritten():
                 self._receive()
         if self.error is not None and not self._raised:
@@ -93,7 +93,7 @@ class LogWriterProcess:
         """`target.name(*args)`, once everything handed over is written (in the process, if started)."""
         if self._process is None:
             return getattr(self._target, name)(*args)
-        self._conn.send_bytes(pickle.dumps(("call", name, args), protocol=pickle.HIGHEST_PROTOCOL))
+        self._send(("call", name, args))
         while True:
             reply = self._receive()
             if reply is not None and reply[0] == "result":
@@ -107,9 +107,10 @@ class LogWriterProcess:
             self._target.close()
             return
         try:
-            self._conn.send_bytes(pickle.dumps(("close",)))
-            while (reply := self._receive()) is None or reply[0] != "closed":
-                pass
+            if self._process.is_alive():  # (one that died: `wait` or `call` said so already)
+                self._send(("close",))
+                while (reply := self._receive()) is None or reply[0] != "closed":
+                    pass
         finally:
             self._conn.close()
             self._process.join(timeout=10)
@@ -128,6 +129,17 @@ class LogWriterProcess:
         self._poller = select.poll()  # (`Connection.poll` builds a selector each call: ~30 µs a generation)
         self._poller.register(self._conn.fileno(), select.POLLIN)
 
+    def _send(self, message: tuple) -> None:
+        try:
+            self._conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:  # the process is gone
+            raise self._died() from None
+
+    def _died(self) -> RuntimeError:
+        self._process.join(timeout=1)
+        return RuntimeError(f"the log's writer process ended unexpectedly (exit code {self._process.exitcode}); "
+                            "`evo resume` continues from what it wrote")
+
     def _readable(self, seconds: float) -> bool:
         return bool(self._poller.poll(seconds * 1000))
 
@@ -140,8 +152,7 @@ class LogWriterProcess:
         try:
             message = pickle.loads(self._conn.recv_bytes())
         except (EOFError, OSError):
-            raise RuntimeError(f"the log's writer process ended unexpectedly (exit code "
-                               f"{self._process.exitcode}); `evo resume` continues from what it wrote") from None
+            raise self._died() from None
         if message[0] == "written":
             self.rows -= message[1]
             self.items -= message[2]

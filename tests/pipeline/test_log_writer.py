@@ -178,3 +178,15 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is gone but for its parent
     except FileNotFoundError:
         return False
+
+
+def test_a_writer_process_killed_is_said_not_waited_for(tmp_path):
+    """The OOM killer taking the writer: the loop's next wait says so (resume continues)."""
+    writer = log_writer(FileSink(tmp_path / "batches"), batch_rows=1000, batch_items=32, linger=0.0)
+    writer.put(0, 1)
+    os.kill(writer.call("pid"), signal.SIGKILL)
+    with pytest.raises(RuntimeError, match="the log's writer process ended unexpectedly"):
+        for item in range(1, 1000):  # (the first puts may fit the pipe's buffer)
+            writer.put(item, 1)
+            writer.wait()
+    writer.close()
