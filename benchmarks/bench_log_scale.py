@@ -76,7 +76,8 @@ print(json.dumps({"cpu": own.ru_utime + own.ru_stime + children.ru_utime + child
 # The child that runs a spec with the log and prints the thread CPU seconds of each of the
 # log's parts (time.thread_time around them, so waiting and other processes do not count):
 # the loop's (record, less the generation's row, which the log-off run makes too; of it, the
-# table) and the writer thread's (the appends, compactions, checkpoint.json and best.json).
+# fields, the checkpoint, the send) and the writer's (the tables, appends, compactions,
+# checkpoint.json and best.json), which its process writes to a file at close.
 PARTS = """
 import collections, functools, json, resource, sys, time
 import pipeline

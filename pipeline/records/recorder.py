@@ -38,7 +38,7 @@ from .dataset import committed, piece_record
 from .log_files import Commit, LogFiles
 from .rundir import RunDir
 from .schema import Fields, Schema
-from .writer_process import log_writer
+from .writer_process import fitting, log_writer
 
 __all__ = ["Recorder"]
 
@@ -66,6 +66,7 @@ class Recorder:
                                   apart=not tables_built)
         self._hall_sent: list[tuple[int, Any]] | None = None  # the hall of fame last sent (ids, fitness)
         self._due_at = 0.0  # when checkpoint.json and best.json are next due (monotonic)
+        self._first_generation = 0  # the first this recorder commits (after a resume's last)
 
     @property
     def objectives(self) -> Objectives:
@@ -97,6 +98,8 @@ class Recorder:
             self._due_at = time.monotonic() + DERIVED_SECONDS
         commit = Commit(state.generation, fields, table, islands, self._kept(state), self.checkpoint(state), row,
                         self._hall_changed(state.hall_of_fame), due)
+        if state.generation == self._first_generation:
+            self._writer = fitting(self._writer, commit)
         self._writer.put(commit, rows)
         return state
 
@@ -132,6 +135,7 @@ class Recorder:
         self._writer.call("rewrite", self.checkpoint(state), state.generation, list(state.hall_of_fame),
                           list(state.rows))
         self._hall_sent = [(m.id, getattr(m.fitness, "wvalues", None)) for m in state.hall_of_fame]
+        self._first_generation = state.generation + 1
 
     def flush(self) -> None:
         """Wait until every generation handed to the writer is on disk (raising a failed write's

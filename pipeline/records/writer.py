@@ -78,9 +78,10 @@ class BatchWriter(Generic[T]):
                 raise self.error
 
     def hurry(self) -> None:
-        """Have the thread write what is queued now, without waiting for it."""
+        """Have the thread write what is queued now, without waiting for it (nothing queued: a
+        batch being written is all there is to wait for)."""
         with self._changed:
-            self._hurried = True
+            self._hurried = bool(self._queue)
             self._changed.notify_all()
 
     def close(self) -> None:

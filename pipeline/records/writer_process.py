@@ -33,7 +33,7 @@ from typing import Any
 
 from .writer import BatchWriter
 
-__all__ = ["LogWriterProcess", "log_writer"]
+__all__ = ["LogWriterProcess", "LogWriterThread", "fitting", "log_writer"]
 
 PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15  # prctl(2)
 POLL_SECONDS = 1.0  # how often a loop waiting on the process checks that it lives
@@ -48,6 +48,17 @@ def log_writer(target: Any, batch_rows: int, batch_items: int, linger: float,
             not multiprocessing.current_process().daemon:  # (a daemonic process may have no children)
         return LogWriterProcess(target, batch_rows, batch_items, linger)
     return LogWriterThread(target, batch_rows, batch_items, linger)
+
+
+def fitting(writer: LogWriterProcess | LogWriterThread, item: Any) -> LogWriterProcess | LogWriterThread:
+    """`writer`, or a thread in its place where `item`, the first to hand over, does not pickle
+    (a plug-in's genome holding a lambda: an in-process run never pickles one otherwise)."""
+    if isinstance(writer, LogWriterProcess) and writer._process is None:
+        try:
+            pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - whatever pickle refuses
+            return LogWriterThread(writer._target, *writer._options)
+    return writer
 
 
 class LogWriterProcess:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.records.writer import BatchWriter
-from pipeline.records.writer_process import log_writer
+from pipeline.records.writer_process import LogWriterThread, fitting, log_writer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -190,3 +190,14 @@ def test_a_writer_process_killed_is_said_not_waited_for(tmp_path):
             writer.put(item, 1)
             writer.wait()
     writer.close()
+
+
+def test_a_first_item_that_does_not_pickle_gets_a_writer_thread(tmp_path):
+    """A plug-in genome holding a lambda: an in-process run logs it on a thread, as before."""
+    writer = log_writer(FileSink(tmp_path / "batches"), batch_rows=1000, batch_items=32, linger=0.0)
+    assert fitting(writer, 1) is writer
+    fallback = fitting(writer, lambda: 1)
+    assert isinstance(fallback, LogWriterThread) and fallback.call("pid") == os.getpid()
+    fallback.put(0, 1)
+    fallback.close()
+    assert _lines(tmp_path / "batches") == ["0", "closed"]
