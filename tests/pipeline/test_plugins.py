@@ -214,6 +214,6 @@ def test_a_kinds_own_record_array_logs_what_to_record_would(tmp_path):
 def test_a_kinds_record_array_that_disagrees_with_to_record_stops_the_run_before_it_logs(tmp_path):
     folder = _sleepy_folder(tmp_path)
     spec = {**SLEEPY_SPEC, "genome": {"kind": "kinds:ShortBits"}, "execution": {"workers": 0, "code_dir": str(folder)}}
-    with pytest.raises(ValueError, match="genome kind 'kinds:ShortBits': record_array gave 11 values"):
+    with pytest.raises(ValueError, match=r"genome kind 'kinds:ShortBits': record_array gave \d+ values"):  # (as many as the writer took at once)
         pipeline.run(spec, out=str(tmp_path / "short"))
     assert not (tmp_path / "short" / "individuals").exists() and not (tmp_path / "short" / "generations").exists()
