@@ -105,7 +105,7 @@ class Recorder:
 
     def _hall_changed(self, hall_of_fame: list[Member]) -> list[Member] | None:
         """The hall of fame if it changed since the last sent (members or their fitness), else None."""
-        sent = [(m.id, getattr(m.fitness, "wvalues", None)) for m in hall_of_fame]
+        sent = _hall_key(hall_of_fame)
         if sent == self._hall_sent:
             return None
         self._hall_sent = sent
@@ -134,7 +134,7 @@ class Recorder:
         """On resume: checkpoint.json and best.json from the restored state."""
         self._writer.call("rewrite", self.checkpoint(state), state.generation, list(state.hall_of_fame),
                           list(state.rows))
-        self._hall_sent = [(m.id, getattr(m.fitness, "wvalues", None)) for m in state.hall_of_fame]
+        self._hall_sent = _hall_key(state.hall_of_fame)
         self._first_generation = state.generation + 1
 
     def flush(self) -> None:
@@ -232,6 +232,11 @@ class Recorder:
                    order=_order(row.get("order")), error=_error(row.get("error")))
         m.fitness = self.objectives.fitness(columns, m.error)
         return m
+
+
+def _hall_key(hall_of_fame: list[Member]) -> list[tuple[int, Any]]:
+    """What says whether the hall of fame changed: its members' ids and weighted fitness."""
+    return [(m.id, getattr(m.fitness, "wvalues", None)) for m in hall_of_fame]
 
 
 def _error(value: Any) -> str | None:

@@ -141,6 +141,8 @@ def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
 
 
 def test_a_commit_travels_to_the_writer_process_with_its_table_equal():
+    """(Tables arrive built only from island runners, whose writer is a thread; one pickled
+    anyway keeps its rows and metadata.)"""
     from pipeline.records.log_files import Commit
 
     schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode="weighted", fitness_class=creator.Fitness_p1))
