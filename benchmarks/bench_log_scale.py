@@ -206,6 +206,12 @@ def _alternate(spec: str, run_dir: Path, tmp: Path, rounds: int,
     return cpu, driver, wall, late
 
 
+def _paired(seconds: dict[str, list[float]], rows: int) -> str:
+    """The median and range over rounds of (with the log - without) per row, in µs."""
+    per_row = sorted((on - off) / rows * 1e6 for on, off in zip(seconds["on"], seconds["off"]))
+    return f"{statistics.median(per_row):.2f} µs per logged row ({per_row[0]:.2f} to {per_row[-1]:.2f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="logged individuals (10^5 on a busy machine)")
@@ -239,6 +245,8 @@ def main() -> None:
             on_wall, off_wall = statistics.median(wall["on"]), statistics.median(wall["off"])
             print(f"the loop's wall time with the log {on_wall:.1f} s, without {off_wall:.1f} s: "
                   f"{(on_wall - off_wall) / (rows - args.size) * 1e6:.2f} µs per logged row ({on_wall / off_wall:.2f}x)")
+            print("round by round (each round's pair, the runs side by side: less of the machine's swings): "
+                  f"the driver's CPU {_paired(driver, rows)}, the loop's wall time {_paired(wall, rows - args.size)}")
         else:
             print(f"CPU with the log {on:.1f} s (no run without it)")
         print(f"late/early generation time {', '.join(f'{r:.2f}' for r in late)}")

@@ -14,12 +14,9 @@ on the same packing (`islands/travel.py`); this module knows chunks only.
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Sequence
 
 import numpy as np
-
-_SHAPE_AND_TYPE = operator.attrgetter("shape", "dtype")
 
 
 def pack(genomes: Sequence[Any]) -> tuple | list:
@@ -27,10 +24,12 @@ def pack(genomes: Sequence[Any]) -> tuple | list:
     writer process is sent every generation's genomes, at ~1 µs a genome for `np.stack`)."""
     first = genomes[0] if len(genomes) else None
     if type(first) is not np.ndarray or first.dtype.kind not in "biufc" or not first.ndim or \
-            not first.dtype.isnative or set(map(type, genomes)) != {np.ndarray} or \
-            len(set(map(_SHAPE_AND_TYPE, genomes))) != 1:
+            not first.dtype.isnative or set(map(type, genomes)) != {np.ndarray} or len(set(map(len, genomes))) != 1:
         return ("list", list(genomes))  # objects, records, 0-d arrays, subclasses, other byte orders: as they are
-    stacked = np.concatenate(genomes).reshape(len(genomes), *first.shape)
+    try:  # one shape and type: equal lengths, and the join refuses other dimensions and any cast
+        stacked = np.concatenate(genomes, dtype=first.dtype, casting="no").reshape(len(genomes), *first.shape)
+    except (TypeError, ValueError):
+        return ("list", list(genomes))
     if stacked.dtype == np.bool_:
         flat = stacked.reshape(len(stacked), -1)
         return ["bits", np.packbits(flat, axis=1).tobytes(), flat.shape[1], list(stacked.shape)]

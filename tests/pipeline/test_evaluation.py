@@ -85,6 +85,10 @@ class _Tagged(np.ndarray):
         [np.array(0.5), np.array(1.5)],  # 0-d arrays: not turned into scalars
         [np.arange(3.0).view(_Tagged)] * 2,  # an ndarray subclass keeps its class
         [np.arange(3, dtype=">f8")] * 2,  # big-endian keeps its byte order
+        [np.zeros(3, np.int32), np.zeros(3, np.int64)],  # one length, two dtypes: each its own
+        [np.ones(3, bool), np.ones(3, np.uint8)],
+        [np.arange(3, dtype="<f8"), np.arange(3, dtype=">f8")],  # one native, one not
+        [np.zeros((2, 3)), np.zeros((2, 4))],  # one length, other widths
         [],
     ],
 )
