@@ -64,6 +64,13 @@ class _Board:
             self._seen.popitem(last=False)
         return self._seen[tree]
 
+    def remember(self, tree: Node, outcome: tuple[float, bytes]) -> None:
+        """`outcome` as another process found it for `tree` (`TrainingBoards.learn`)."""
+        if tree not in self._seen:
+            self._seen[tree] = outcome
+            if len(self._seen) > _REMEMBERED:
+                self._seen.popitem(last=False)
+
 
 @lru_cache(maxsize=64)
 def _board(rules: Rules) -> _Board:
@@ -117,6 +124,18 @@ class TrainingBoards:
                 for i, rules in self._confirmed:
                     per_board[i + 1, j] = _canonical_board(rules, None).outcome(trees[j])[0]
         return per_board.mean(axis=0), (per_board == 1.0).sum(axis=0).astype(np.int64)
+
+    def outcomes(self, trees: Sequence[Node]) -> list[tuple[tuple[float, bytes], ...]]:
+        """Each tree's outcome on every board, as scoring it left them remembered: what a worker
+        process sends its driver (`learn`), whose genome kind reads the digests (`signature`)
+        and would otherwise play every board again for every child."""
+        return [tuple(b.outcome(t) for b in self.boards) for t in trees]
+
+    def learn(self, trees: Sequence[Node], outcomes: Sequence[tuple[tuple[float, bytes], ...]]) -> None:
+        """Remember `outcomes` (another process's `outcomes` of `trees`)."""
+        for tree, per_board in zip(trees, outcomes):
+            for board, outcome in zip(self.boards, per_board):
+                board.remember(tree, outcome)
 
     def signature(self, tree: Node) -> bytes:
         """What the expression plays on these boards' winning positions, as a digest: equal

@@ -18,6 +18,7 @@ from .agents.mixture import stack_mixtures
 from .boards import BOARDS_SOLVED, TrainingBoards
 from .descriptors import DESCRIPTORS, descriptor_values
 from .exact import optimal_move_rates, win_probabilities
+from .expression import parse
 from .genomes import decode
 from .population import play_population, stack_tabulated
 from .rules import Rules
@@ -117,6 +118,20 @@ class NimTask:
         if self._cache is not None:  # exact scores of string genomes: the same genome, the same row
             return self._cache.evaluate(genomes, lambda fresh: self._evaluate(fresh, [0] * len(fresh)))
         return self._evaluate(genomes, seeds)
+
+    def learned(self, genomes: Sequence[Any]) -> Any:
+        """What scoring `genomes` here taught this task that a driver would otherwise compute
+        again, or None: the training boards' outcomes, whose digests the expression kind's
+        `distinct_by = "moves"` compares. A process pool's worker sends it with the scores;
+        the driver's task takes it (`learn`)."""
+        if self.boards is None:
+            return None
+        return self.boards.outcomes([parse(g) for g in genomes])
+
+    def learn(self, genomes: Sequence[Any], learned: Any) -> None:
+        """Take what a worker's task `learned` scoring `genomes`."""
+        if self.boards is not None and learned is not None:
+            self.boards.learn([parse(g) for g in genomes], learned)
 
     def _evaluate(self, genomes: Sequence[Any], seeds: Sequence[int]) -> dict[str, np.ndarray]:
         players = [decode(self.kind, genome, self.config, self.rules) for genome in genomes]

@@ -17,6 +17,12 @@ narrowed to the raising genomes in the worker (`core.narrowed`); `eval_timeout`
 is the in-process SIGALRM timer (`deadline.py`), run in the worker's main
 thread; a worker that dies is replaced and its chunk re-run, up to `max_retries`
 attempts. Results are placed by chunk, so they never depend on who ran what.
+
+A task may say what scoring taught it that the driver would compute again: a
+worker sends `task.learned(genomes)` with the scores and the driver's task takes
+it (`task.learn(genomes, learned)`). Nim's expression task sends its training
+boards' outcomes, whose digests `distinct_by = "moves"` compares in the driver:
+without them the driver played every child on every board again.
 """
 
 from __future__ import annotations
@@ -88,11 +94,14 @@ def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_tim
         key, genomes, seeds, spec = message
         start = time.perf_counter()
         try:
-            columns = narrowed(timed(tasks.get(spec).evaluate, eval_timeout), genomes, seeds, "a chunk")
+            task = tasks.get(spec)
+            columns = narrowed(timed(task.evaluate, eval_timeout), genomes, seeds, "a chunk")
+            seconds = time.perf_counter() - start
+            learned = task.learned(genomes) if spec is None and hasattr(task, "learned") else None
         except Exception as error:  # noqa: BLE001 - malformed columns: the task's bug, said by the driver
             conn.send(("error", key, one_line(error)))
             continue
-        conn.send(("done", key, columns, time.perf_counter() - start))
+        conn.send(("done", key, columns, seconds, learned))
 
 
 @dataclass(eq=False)
@@ -255,6 +264,9 @@ class ProcessEvaluator(WorkerPool):
             (batch, chunk), worker.running = worker.running, None
             if kind == "error":
                 raise EvaluationError(f"{batch.describe(chunk)} on {worker.label}: {message[2]}")
+            if message[4] is not None:  # what the driver's task would otherwise compute again
+                start, stop = batch.bounds[chunk]
+                self.local.task.learn(batch.genomes[start:stop], message[4])
             self._finish(batch, chunk, (message[2], message[3], worker.label))
 
     def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> Evaluated | None:
