@@ -206,6 +206,28 @@ def _alternate(spec: str, run_dir: Path, tmp: Path, rounds: int,
     return cpu, driver, wall, late
 
 
+def _print_costs(cpu: dict, driver: dict, wall: dict, rows: int, timed_rows: int) -> None:
+    """With the log minus without, per logged row: all processes' CPU, the driver's, the loop's
+    wall time (over `timed_rows`: generation 0 is not timed)."""
+    on, driver_on = statistics.median(cpu["on"]), statistics.median(driver["on"])
+    if not cpu["off"]:
+        print(f"CPU with the log {on:.1f} s (no run without it)")
+        return
+    off = statistics.median(cpu["off"])
+    print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
+          f"({on / off:.2f}x; all processes)")
+    driver_off = statistics.median(driver["off"])
+    print(f"the driver process's CPU with the log {driver_on:.1f} s, without {driver_off:.1f} s: "
+          f"{(driver_on - driver_off) / rows * 1e6:.2f} µs per logged row ({driver_on / driver_off:.2f}x)")
+    on_wall, off_wall = statistics.median(wall["on"]), statistics.median(wall["off"])
+    print(f"the loop's wall time with the log {on_wall:.1f} s, without {off_wall:.1f} s: "
+          f"{(on_wall - off_wall) / timed_rows * 1e6:.2f} µs per logged row ({on_wall / off_wall:.2f}x)")
+    print("round by round (each round's pair, the runs side by side: less of the machine's swings): "
+          f"the driver's CPU {_paired(driver, rows)}, the loop's wall time {_paired(wall, timed_rows)}")
+    print("the least disturbed run of each (fastest with the log - fastest without, as timeit takes the "
+          f"minimum): the driver's CPU {_fastest(driver, rows)}, the loop's wall time {_fastest(wall, timed_rows)}")
+
+
 def _paired(seconds: dict[str, list[float]], rows: int) -> str:
     """The median and range over rounds of (with the log - without) per row, in µs."""
     per_row = sorted((on - off) / rows * 1e6 for on, off in zip(seconds["on"], seconds["off"]))
@@ -236,26 +258,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
         cpu, driver, wall, late = _alternate(spec, run_dir, Path(tmp), args.rounds, args.no_baseline)
-        on = statistics.median(cpu["on"])
-        driver_on = statistics.median(driver["on"])
         print(f"{rows:,} rows (population {args.size}, {generations:,} generations of {offspring}), {args.rounds} round(s)")
-        if cpu["off"]:
-            off = statistics.median(cpu["off"])
-            print(f"CPU with the log {on:.1f} s, without {off:.1f} s: {(on - off) / rows * 1e6:.2f} µs per logged row "
-                  f"({on / off:.2f}x; all processes)")
-            driver_off = statistics.median(driver["off"])
-            print(f"the driver process's CPU with the log {driver_on:.1f} s, without {driver_off:.1f} s: "
-                  f"{(driver_on - driver_off) / rows * 1e6:.2f} µs per logged row ({driver_on / driver_off:.2f}x)")
-            on_wall, off_wall = statistics.median(wall["on"]), statistics.median(wall["off"])
-            print(f"the loop's wall time with the log {on_wall:.1f} s, without {off_wall:.1f} s: "
-                  f"{(on_wall - off_wall) / (rows - args.size) * 1e6:.2f} µs per logged row ({on_wall / off_wall:.2f}x)")
-            print("round by round (each round's pair, the runs side by side: less of the machine's swings): "
-                  f"the driver's CPU {_paired(driver, rows)}, the loop's wall time {_paired(wall, rows - args.size)}")
-            print("the least disturbed run of each (fastest with the log - fastest without, as timeit takes the "
-                  f"minimum): the driver's CPU {_fastest(driver, rows)}, the loop's wall time "
-                  f"{_fastest(wall, rows - args.size)}")
-        else:
-            print(f"CPU with the log {on:.1f} s (no run without it)")
+        _print_costs(cpu, driver, wall, rows, rows - args.size)
         print(f"late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
         if args.parts:
             parts = _child(PARTS, spec, str(Path(tmp) / "parts"))

@@ -15,6 +15,8 @@ it, goes back to the front of the queue for a live actor. Results are placed
 by chunk index, so their order and values never depend on which actor ran
 what. An actor that cannot start says why (`ray_errors`); a head or GCS gone
 silent raises `ClusterLost` (`ray_gcs`) before Ray would end the process.
+What a task learned scoring a chunk that the driver would compute again comes
+back with its scores (`task.learned`, as on the local pool: `processes.py`).
 """
 
 from __future__ import annotations
@@ -60,10 +62,15 @@ class _TaskActor:
         freeze_heap()  # the task and Ray's objects live as long as the actor: no collection walks them
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
-    def evaluate(self, packed: tuple | list, seeds: list[int], task_spec: dict | None = None) -> tuple[dict, float]:
+    def evaluate(self, packed: tuple | list, seeds: list[int],
+                 task_spec: dict | None = None) -> tuple[dict, float, Any]:
+        """The chunk's columns, its seconds, and what the task learned scoring it that the
+        driver would compute again (`task.learned`; None for most tasks)."""
         start = time.perf_counter()
-        columns = narrowed(self.tasks.get(task_spec).evaluate, unpack(packed), seeds, "a chunk")
-        return columns, time.perf_counter() - start
+        task, genomes = self.tasks.get(task_spec), unpack(packed)
+        columns = narrowed(task.evaluate, genomes, seeds, "a chunk")
+        seconds = time.perf_counter() - start
+        return columns, seconds, task.learned(genomes) if task_spec is None and hasattr(task, "learned") else None
 
     def cpu(self) -> float:
         """This process's CPU seconds so far (an island run's per-process figures, `islands/cpu.py`)."""
@@ -103,6 +110,7 @@ class RayEvaluator(WorkerPool):
         self._running: dict[Any, tuple[Batch, int, _Actor]] = {}  # chunk ref -> where it runs
         self._numbers = 0
         self.park: Callable[[RayEvaluator], None] | None = None  # set: close() hands the pool to it
+        self._learning: Any = None  # `_learner`
         self._watch = GcsWatch(current_gcs())  # a lost head or GCS: ClusterLost, not Ray's 60 s exit
         try:
             for _ in range(workers):
@@ -290,7 +298,7 @@ class RayEvaluator(WorkerPool):
     def _finish_chunk(self, ref: Any) -> None:
         batch, chunk, actor = self._running[ref]
         try:
-            columns, seconds = ray.get(ref)
+            columns, seconds, learned = ray.get(ref)
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {actor.label}: {one_line(error.cause)}") from error.cause
         except RayError as error:
@@ -299,7 +307,17 @@ class RayEvaluator(WorkerPool):
         del self._running[ref]
         actor.running.remove(ref)
         actor.busy_since = time.monotonic()
+        if learned is not None:
+            start, stop = batch.bounds[chunk]
+            self._learner().learn(batch.genomes[start:stop], learned)
         self._finish(batch, chunk, (columns, seconds, actor.label))
+
+    def _learner(self) -> Any:
+        """The run's task in this process, built at the first chunk that says what it learned
+        (Nim expressions with training boards; see `processes.py`)."""
+        if self._learning is None:
+            self._learning = build_task(self._task_spec)
+        return self._learning
 
     def _fail(self, actor: _Actor, cause: str) -> None:
         """Requeue every chunk on a failed actor; the one it was running counts an attempt."""

@@ -60,8 +60,10 @@ def shares(slots: Sequence[Slot], nodes: Sequence[str], islands: int) -> list[li
 class IslandActors(Evaluator):
     """An island runner's evaluator over its share of the pool's actors (see the module docstring)."""
 
-    def __init__(self, slots: Sequence[Slot], max_retries: int = 3, fixed_chunk: int | None = None) -> None:
-        self.max_retries, self.fixed_chunk = max_retries, fixed_chunk
+    def __init__(self, slots: Sequence[Slot], max_retries: int = 3, fixed_chunk: int | None = None,
+                 learner: Any = None) -> None:
+        """`learner`: the runner's task, which takes what the actors' tasks learned (`task.learn`)."""
+        self.max_retries, self.fixed_chunk, self.learner = max_retries, fixed_chunk, learner
         self.actors: dict[int, Any] = {}  # number -> handle, ready
         self.labels: dict[int, str] = {}  # number -> "actor-3@127.0.0.1/1a2b3c4d" (the log's worker)
         self.starting: dict[Any, tuple[int, Any]] = {}  # setup ref -> (number, handle)
@@ -158,7 +160,7 @@ class IslandActors(Evaluator):
     def _finished(self, ref: Any, value: tuple | None = None) -> None:
         batch, chunk, number = self._running.pop(ref)
         try:
-            columns, seconds = value if value is not None else ray.get(ref)
+            columns, seconds, learned = value if value is not None else ray.get(ref)
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {self.labels[number]}: {one_line(error.cause)}") \
                 from None
@@ -167,6 +169,9 @@ class IslandActors(Evaluator):
             self._fail(number, one_line(error))
             return
         self.load[number].remove(ref)
+        if learned is not None and self.learner is not None:
+            start, stop = batch.bounds[chunk]
+            self.learner.learn(batch.genomes[start:stop], learned)
         batch.results[chunk] = (columns, seconds, self.labels[number])
         batch.remaining -= 1
         if batch.remaining == 0:

@@ -79,7 +79,7 @@ class IslandRunner:
                              self.parts.noise.reevaluate)
             self.plan = Plan.of(run_spec)
             self.on_error = run_spec.execution.on_error
-            self.actors = IslandActors(slots, max_retries, run_spec.execution.chunk_size)
+            self.actors = IslandActors(slots, max_retries, run_spec.execution.chunk_size, learner=self.parts.task)
             self.kept: tuple[int | None, list[Member]] = (None, [])  # (generation, population) of the last epoch
         except Exception as exc:  # raised again by every epoch: the driver sees this cause
             self.broken = exc

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from pipeline.evaluation import ERROR, EvaluationError, LocalEvaluator, evaluation_seeds, make_evaluator
 from pipeline.evaluation.transport import pack, unpack
 
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"problem": "setcover", "N": 100, "seed": 42}  # 427 lists, builds in ~0.05 s
 BIG = {"problem": "setcover", "N": 1000, "seed": 42}  # 3,619 lists, ~0.1 ms per genome
 SMALL_LISTS, BIG_LISTS = 427, 3619
@@ -192,6 +194,39 @@ def test_actors_give_the_in_process_columns_whatever_the_workers_and_chunks(ray_
                 assert len(set(scored.worker)) == evaluator.workers
                 assert all(w.startswith("actor-") and "@127.0.0.1/" in w for w in scored.worker)
         assert all(len(column) == 0 for column in two.evaluate([], []).columns.values())
+
+
+@pytest.mark.parametrize("engine", ["processes", "ray"])
+def test_the_driver_takes_what_the_workers_learned_playing_the_training_boards(engine, monkeypatch, request):
+    """nim-gp compares children by their moves on the training boards (`distinct_by = "moves"`),
+    in the driver: scored on workers, the boards' outcomes come back with the scores, so the
+    driver plays no board again (it played every child on every board before)."""
+    import operators.expression as expressions
+    from fitness.nim.expression import parse
+    from pipeline.evaluation.processes import ProcessEvaluator
+    from pipeline.spec import load_spec
+
+    task_spec = load_spec(ROOT / "runs" / "nim-gp.toml").task_spec()
+    rng = np.random.default_rng(7)
+    genomes = list(dict.fromkeys(expressions.random_expression(rng, language="v2") for _ in range(40)))
+    seeds = list(range(len(genomes)))
+    local = LocalEvaluator(task_spec)
+    expected = [local.task.boards.signature(parse(g)) for g in genomes], local.evaluate(genomes, seeds)
+    for board in local.task.boards.boards:
+        board._seen.clear()  # (one per board and process, shared by every task: as a fresh driver's)
+    if engine == "ray":
+        request.getfixturevalue("ray_session")
+        from pipeline.evaluation.ray_pool import RayEvaluator
+        workers = RayEvaluator(task_spec, 2)
+    else:
+        workers = ProcessEvaluator(task_spec, 2)
+    with workers:
+        scored = workers.evaluate(genomes, seeds)  # the first batch: on the workers
+    assert all(w.startswith(("process-", "actor-")) for w in scored.worker)
+    assert_same_columns(scored.columns, expected[1].columns)
+    for board in local.task.boards.boards:
+        monkeypatch.setattr(board, "moves", None)  # any board played again here would fail
+    assert [local.task.boards.signature(parse(g)) for g in genomes] == expected[0]
 
 
 def test_a_fresh_process_embeds_ray_on_loopback_then_joins_a_two_node_cluster_and_loses_a_node(small_batch):

@@ -59,32 +59,6 @@ def test_the_pool_scores_as_in_process_with_the_raising_genomes_narrowed():
     assert {w.split("/")[0] for w in pooled.worker} <= {"process-1", "process-2", "local"}
 
 
-def test_the_driver_takes_what_the_workers_learned_playing_the_training_boards(monkeypatch):
-    """nim-gp compares children by their moves on the training boards (`distinct_by = "moves"`),
-    in the driver: scored on the workers, the boards' outcomes come back with the scores, so the
-    driver plays no board again (it played every child on every board before)."""
-    import operators.expression as expressions
-    from fitness.nim.expression import parse
-    from pipeline.spec import load_spec
-
-    task_spec = load_spec(ROOT / "runs" / "nim-gp.toml").task_spec()
-    rng = np.random.default_rng(7)
-    genomes = list(dict.fromkeys(expressions.random_expression(rng, language="v2") for _ in range(40)))
-    local = LocalEvaluator(task_spec)
-    boards = local.task.boards
-    expected = [boards.signature(parse(g)) for g in genomes]
-    for board in boards.boards:
-        board._seen.clear()  # (one per board and process, shared by every task: as a fresh driver's)
-    with ProcessEvaluator(task_spec, 2) as pool:
-        pooled = pool.evaluate(genomes, list(range(len(genomes))))  # the first batch: on the workers
-        assert all(w.startswith("process-") for w in pooled.worker)
-        for board in pool.local.task.boards.boards:
-            monkeypatch.setattr(board, "moves", None)  # any board played again here would fail
-        assert [pool.local.task.boards.signature(parse(g)) for g in genomes] == expected
-    monkeypatch.undo()
-    _same(LocalEvaluator(task_spec).evaluate(genomes, list(range(len(genomes)))), pooled)
-
-
 def test_a_dead_worker_is_replaced_and_its_chunk_re_run():
     genomes, seeds = _genomes(40, 24, seed=1)
     local = LocalEvaluator(FLAKY_TASK).evaluate(genomes, seeds)
