@@ -122,8 +122,8 @@ class NimTask:
     def learned(self, genomes: Sequence[Any]) -> Any:
         """What scoring `genomes` here taught this task that a driver would otherwise compute
         again, or None: the training boards' outcomes, whose digests the expression kind's
-        `distinct_by = "moves"` compares. A process pool's worker sends it with the scores;
-        the driver's task takes it (`learn`)."""
+        `distinct_by = "moves"` compares. A worker (a local process, a Ray actor) sends it
+        with the scores; the driver's task takes it (`learn`)."""
         if self.boards is None:
             return None
         return self.boards.outcomes([parse(g) for g in genomes])
