@@ -40,6 +40,13 @@ class Batch:
         start, stop = self.bounds[chunk]
         return f"chunk {chunk + 1} of {len(self.bounds)} (genomes {start}-{stop - 1})"
 
+    def learned(self, chunk: int, learned: Any, task: Any) -> None:
+        """Hand `task` (in this process) what a worker's task learned scoring chunk `chunk`, if
+        anything (`core.learned_by`)."""
+        if learned is not None and task is not None:
+            start, stop = self.bounds[chunk]
+            task.learn(self.genomes[start:stop], learned)
+
     def split(self, chunk: int) -> list[int]:
         """Chunk `chunk` cut into chunks of one genome each (a timed-out chunk); their indices."""
         start, stop = self.bounds[chunk]

@@ -142,6 +142,12 @@ def checked_columns(columns: Any, n: int, where: str) -> Columns:
     return arrays
 
 
+def learned_by(task: Any, genomes: Sequence[Any], task_spec: dict | None) -> Any:
+    """What `task` learned scoring `genomes` that the driver would compute again (`task.learned`,
+    for the run's own task only), sent back with the scores; None for most tasks."""
+    return task.learned(genomes) if task_spec is None and hasattr(task, "learned") else None
+
+
 def one_line(error: BaseException) -> str:
     """`Type: first line of the message`, for one-line error reports."""
     message = str(error).strip().splitlines()

@@ -42,7 +42,7 @@ from fitness.tasks import build_task
 
 from .batches import Batch, WorkerPool
 from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
-                   narrowed, one_line)
+                   learned_by, narrowed, one_line)
 from .deadline import timed
 from .here_or_pool import HERE, POOL, HereOrPool
 from .local import LocalEvaluator
@@ -97,7 +97,7 @@ def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_tim
             task = tasks.get(spec)
             columns = narrowed(timed(task.evaluate, eval_timeout), genomes, seeds, "a chunk")
             seconds = time.perf_counter() - start
-            learned = task.learned(genomes) if spec is None and hasattr(task, "learned") else None
+            learned = learned_by(task, genomes, spec)
         except Exception as error:  # noqa: BLE001 - malformed columns: the task's bug, said by the driver
             conn.send(("error", key, one_line(error)))
             continue
@@ -264,9 +264,7 @@ class ProcessEvaluator(WorkerPool):
             (batch, chunk), worker.running = worker.running, None
             if kind == "error":
                 raise EvaluationError(f"{batch.describe(chunk)} on {worker.label}: {message[2]}")
-            if message[4] is not None:  # what the driver's task would otherwise compute again
-                start, stop = batch.bounds[chunk]
-                self.local.task.learn(batch.genomes[start:stop], message[4])
+            batch.learned(chunk, message[4], self.local.task)  # what the driver's task would compute again
             self._finish(batch, chunk, (message[2], message[3], worker.label))
 
     def _finish(self, batch: Batch, chunk: int, result: tuple[dict, float, str]) -> Evaluated | None:

@@ -36,7 +36,7 @@ from fitness.tasks import build_task
 from ..heap import freeze_heap
 from .batches import Batch, WorkerPool
 from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
-                   failed_columns, narrowed, one_line)
+                   failed_columns, learned_by, narrowed, one_line)
 from .deadline import timeout_line
 from .ray_errors import death_reason
 from .ray_gcs import GcsWatch, current_gcs
@@ -70,7 +70,7 @@ class _TaskActor:
         task, genomes = self.tasks.get(task_spec), unpack(packed)
         columns = narrowed(task.evaluate, genomes, seeds, "a chunk")
         seconds = time.perf_counter() - start
-        return columns, seconds, task.learned(genomes) if task_spec is None and hasattr(task, "learned") else None
+        return columns, seconds, learned_by(task, genomes, task_spec)
 
     def cpu(self) -> float:
         """This process's CPU seconds so far (an island run's per-process figures, `islands/cpu.py`)."""
@@ -307,9 +307,7 @@ class RayEvaluator(WorkerPool):
         del self._running[ref]
         actor.running.remove(ref)
         actor.busy_since = time.monotonic()
-        if learned is not None:
-            start, stop = batch.bounds[chunk]
-            self._learner().learn(batch.genomes[start:stop], learned)
+        batch.learned(chunk, learned, self._learner() if learned is not None else None)
         self._finish(batch, chunk, (columns, seconds, actor.label))
 
     def _learner(self) -> Any:

@@ -169,9 +169,7 @@ class IslandActors(Evaluator):
             self._fail(number, one_line(error))
             return
         self.load[number].remove(ref)
-        if learned is not None and self.learner is not None:
-            start, stop = batch.bounds[chunk]
-            self.learner.learn(batch.genomes[start:stop], learned)
+        batch.learned(chunk, learned, self.learner)
         batch.results[chunk] = (columns, seconds, self.labels[number])
         batch.remaining -= 1
         if batch.remaining == 0:
