@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["GenomeKind", "array_key", "bool_lists", "distinct_share", "mean_pairwise_l1", "same_record"]
+__all__ = ["Finishing", "GenomeKind", "array_key", "bool_lists", "distinct_share", "mean_pairwise_l1", "same_record"]
 
 
 def array_key(genome: Any, to_record: Callable[[Any], Any]) -> Any:
@@ -33,6 +33,20 @@ def array_key(genome: Any, to_record: Callable[[Any], Any]) -> Any:
     if isinstance(record, dict):
         return tuple(sorted(record.items()))
     return np.asarray(record).tobytes()
+
+
+@dataclass(frozen=True)
+class Finishing:
+    """How a kind's children are completed by a pure function (no draws), so that a breeder may
+    leave them unfinished and have them finished elsewhere, many at once, on the run's workers
+    (set cover's repair: ~65% of `runs/setcover-1000.toml`'s driver time, in the driver alone).
+
+    `finish(child, parent)` must give what the kind's own operators give: `finish(mutate(parent,
+    rng), parent) == kind.mutate(parent, rng)` with the same draws, and `finish(child, None) ==
+    kind.repair(child, rng)` for a child the kind repairs after crossover."""
+
+    mutate: Callable[[Any, np.random.Generator], Any]  # the kind's mutation, before its finish
+    finish: Callable[[Any, Any], Any]
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,12 @@ class GenomeKind:
     # Origins whose children are repaired already (repair is then skipped: bitstring
     # repair is idempotent and costs ~0.1 ms a child on the N=1000 instance).
     repaired_origins: frozenset[str] = field(default_factory=frozenset)
+    finishing: Finishing | None = None  # children that may be finished elsewhere (`Finishing`)
+
+    def __post_init__(self) -> None:
+        if self.finishing is not None and "mutation" not in self.repaired_origins:
+            raise ValueError(f"genome kind {self.name!r}: a kind with `finishing` repairs its mutants in "
+                             "`mutate` (its finish): 'mutation' must be among its repaired_origins")
 
     def copy(self, genome: Any) -> Any:
         return self.from_record(self.to_record(genome))

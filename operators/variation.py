@@ -9,16 +9,41 @@ exactly from `(seed, generation)`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from .kind import GenomeKind
 
-__all__ = ["Child", "var_or"]
+__all__ = ["Child", "Unfinished", "finish_all", "var_or"]
 
 # select(k, rng) -> k indices into the parents' genomes
 Select = Callable[[int, np.random.Generator], np.ndarray]
+
+
+class Unfinished(NamedTuple):
+    """A child's genome before the kind's `finish` (`Finishing`): what the member holds between
+    breeding and scoring, which finishes it (`finish_all`), on the workers where they can."""
+
+    genome: Any
+    parent: Any  # the mutated parent; None after crossover
+    finish: Callable[[Any, Any], Any]
+
+
+def finish_all(genomes: list[Any], run: Callable[[Callable, list[tuple]], list[Any]] | None = None) -> list[Any]:
+    """`genomes` (the same list if none is `Unfinished`), with every `Unfinished` one finished;
+    `run(fn, args)` applies `fn` to each args tuple (an evaluator's `map_pure`, across its
+    workers), by default here."""
+    at = [i for i, g in enumerate(genomes) if isinstance(g, Unfinished)]
+    if not at:
+        return genomes
+    finish = genomes[at[0]].finish
+    args = [(genomes[i].genome, genomes[i].parent) for i in at]
+    done = run(finish, args) if run is not None else [finish(*a) for a in args]
+    finished = list(genomes)
+    for i, genome in zip(at, done, strict=True):
+        finished[i] = genome
+    return finished
 
 
 @dataclass
@@ -29,8 +54,11 @@ class Child:
 
 
 def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int, cxpb: float, mutpb: float,
-           rng: np.random.Generator, repair: bool = True, parents_first: bool = False) -> list[Child]:
+           rng: np.random.Generator, repair: bool = True, parents_first: bool = False,
+           finish_later: bool = False) -> list[Child]:
     """`count` children of `genomes`; each repaired unless the kind's operator for its origin repairs already.
+    `finish_later`, for a kind with `finishing`: children the kind would finish (a mutant, a child
+    it repairs) come `Unfinished`, the same draws made; the scorer finishes them (`finish_all`).
 
     Draw order: per child, its origin, its parents, its variation; or with `parents_first`, every
     child's origin, then all their parents in one `select` call, then each child's variation. One
@@ -42,6 +70,7 @@ def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int,
         draw, pick = iter(origins).__next__, lambda k, _rng: [next(drawn) for _ in range(k)]
     else:
         draw, pick = rng.random, select
+    later = kind.finishing if finish_later else None
     children = []
     for _ in range(count):
         origin = draw()
@@ -50,11 +79,15 @@ def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int,
             child = Child(kind.crossover(genomes[a], genomes[b], rng), [a, b], "crossover")
         elif origin < cxpb + mutpb:
             a = int(pick(1, rng)[0])
-            child = Child(kind.mutate(genomes[a], rng), [a], "mutation")
+            if later is not None:
+                child = Child(Unfinished(later.mutate(genomes[a], rng), genomes[a], later.finish), [a], "mutation")
+            else:
+                child = Child(kind.mutate(genomes[a], rng), [a], "mutation")
         else:
             a = int(pick(1, rng)[0])
             child = Child(kind.copy(genomes[a]), [a], "reproduction")
         if repair and child.origin not in kind.repaired_origins:
-            child.genome = kind.repair(child.genome, rng)
+            child.genome = Unfinished(child.genome, None, later.finish) if later is not None \
+                else kind.repair(child.genome, rng)
         children.append(child)
     return children

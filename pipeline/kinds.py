@@ -22,7 +22,7 @@ from fitness.nim.expression.languages import LANGUAGES
 from fitness.plugins import PluginError, resolve
 from fitness.setcover import ratio_greedy
 from operators.beasley_chu import WeightedCoverOperators
-from operators.kind import GenomeKind, bool_lists, mean_pairwise_l1
+from operators.kind import Finishing, GenomeKind, bool_lists, mean_pairwise_l1
 from operators.naming import bind, options, pick
 
 if TYPE_CHECKING:  # a type only: spec.py builds kinds to validate a spec, so no import back
@@ -60,11 +60,13 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
     crossover = pick(crossovers, ops.crossover, "uniform", "crossover", "bitstring")
     repair = weighted.repair if weighted else functools.partial(bitstring.repair, instance)
 
-    def mutate_and_repair(genome: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        # Repair right away, re-adding the lists the mutation dropped only as a
+    def finish(child: np.ndarray, parent: np.ndarray | None) -> np.ndarray:
+        # A mutant is repaired re-adding the lists the mutation dropped only as a
         # last resort; otherwise repair would mostly undo the mutation.
-        child = mutate(genome, rng)
-        return repair(child, avoid=genome & ~child)
+        return repair(child) if parent is None else repair(child, avoid=parent & ~child)
+
+    def mutate_and_repair(genome: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return finish(mutate(genome, rng), genome)
 
     repaired = {"mutation", "reproduction"} | ({"crossover"} if ops.crossover in ("fusion", "optimal") else set())
     return GenomeKind(
@@ -82,6 +84,7 @@ def _bitstring_kind(spec: RunSpec, task: Any) -> GenomeKind:
         # A mutant is repaired inside mutate (a fusion or optimal child inside crossover);
         # a copy of a (repaired) parent is a cover already.
         repaired_origins=frozenset(repaired if ops.repair else {"reproduction"}),
+        finishing=Finishing(mutate, finish) if ops.repair else None,  # repairs on the workers
     )
 
 

@@ -74,7 +74,8 @@ class _Prepared:
                                         expected_batches=_expected_batches(spec, self.asynchronous, self.runners),
                                         code=self.code,
                                         wait_for_all=spec.execution.wait_for_workers and not self.runners,
-                                        eval_timeout=spec.execution.eval_timeout)
+                                        eval_timeout=spec.execution.eval_timeout,
+                                        helpers=[self.kind.finishing.finish] if self.kind.finishing else [])
         if not self.runners:  # islands on runners send their work around the driver's evaluator
             self.evaluator = ClockedEvaluator(self.evaluator, began)
 

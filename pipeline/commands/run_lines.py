@@ -143,6 +143,8 @@ def _seconds(meta: Mapping[str, Any]) -> str:
     if saved is not None:
         said.append(f"the workers saved {saved:.1f} s of {seconds['evaluation']:.1f} s evaluating" if saved >= 0
                     else f"the workers cost {-saved:.1f} s more than {seconds['evaluation']:.1f} s evaluating here")
+    if seconds.get("finished_on_workers"):
+        said.append(f"{seconds['finished_on_workers']:,} bred children finished (repaired) on the workers")
     return f" ({', '.join(said)})" if said else ""
 
 

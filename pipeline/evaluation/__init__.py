@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from .core import ERROR, Evaluated, EvaluationError, Evaluator, evaluation_seeds
 from .engines import chosen_engine, ray_initialized
@@ -40,6 +40,7 @@ def make_evaluator(
     wait_for_all: bool = False,
     eval_timeout: float | None = None,
     engine: str = "ray",
+    helpers: Sequence[Callable[..., Any]] = (),
     **ray_options: Any,
 ) -> Evaluator:
     """An evaluator for `task_spec`: in-process if `workers == 0`, else `workers` Ray actors,
@@ -64,6 +65,8 @@ def make_evaluator(
     once the first is; the others join as they come up).
     `eval_timeout`: seconds a genome's evaluation may take before it fails (in-process a
     SIGALRM timer, `deadline.py`; on actors the driver kills and replaces a hung actor).
+    `helpers`: pure functions of the driver's that `map_pure` may run on a process pool's
+    workers (forked with them); elsewhere `map_pure` runs them in the driver.
     """
     if workers == "auto":
         workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1), engine)
@@ -78,7 +81,7 @@ def make_evaluator(
         from .processes import ProcessEvaluator
 
         return ProcessEvaluator(task_spec, workers, chunk_size=chunk_size, max_retries=max_retries, code=code,
-                                eval_timeout=eval_timeout)
+                                eval_timeout=eval_timeout, helpers=helpers)
     pool_options = dict(chunk_size=chunk_size, max_retries=max_retries, chunk_timeout=chunk_timeout,
                         start_timeout=start_timeout, code=code, wait_for_all=wait_for_all,
                         eval_timeout=eval_timeout, **ray_options)

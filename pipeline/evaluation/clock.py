@@ -11,7 +11,7 @@ workers saved the difference of the last two.
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .core import Evaluated, Evaluator
 
@@ -50,6 +50,9 @@ class ClockedEvaluator(Evaluator):
         self.evaluation += sum(float(result.eval_seconds.sum()) for result in done.values())
         return done
 
+    def map_pure(self, fn: Callable[..., Any], args: list[tuple]) -> list[Any]:
+        return self.inner.map_pure(fn, args)
+
     def close(self) -> None:
         self.inner.close()
 
@@ -61,7 +64,8 @@ class ClockedEvaluator(Evaluator):
             ready = getattr(pool, "all_ready", None)
         return {"first_evaluation": _rounded(self.first_result), "workers_ready": _rounded(ready),
                 "waited": _rounded(self.waited), "evaluation": _rounded(self.evaluation),
-                "saved": _rounded(self.evaluation - self.waited) if self.inner.workers else None}
+                "saved": _rounded(self.evaluation - self.waited) if self.inner.workers else None,
+                "finished_on_workers": getattr(self.inner, "mapped_on_workers", 0)}  # bred children (`map_pure`)
 
 
 def _rounded(seconds: float | None) -> float | None:

@@ -18,6 +18,11 @@ is the in-process SIGALRM timer (`deadline.py`), run in the worker's main
 thread; a worker that dies is replaced and its chunk re-run, up to `max_retries`
 attempts. Results are placed by chunk, so they never depend on who ran what.
 
+The driver's own pure functions named at the start (`helpers`: set cover's repair of
+bred children, ~65% of that run's driver time) run on the workers too, inherited with
+the fork: `map_pure` spreads one call over the idle workers where that went faster
+than the driver alone (`here_or_pool`, as for batches), else runs it here.
+
 A task may say what scoring taught it that the driver would compute again: a
 worker sends `task.learned(genomes)` with the scores and the driver's task takes
 it (`task.learn(genomes, learned)`). Nim's expression task sends its training
@@ -35,7 +40,7 @@ import signal
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait as wait_for
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
@@ -44,6 +49,7 @@ from .batches import Batch, WorkerPool
 from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    learned_by, narrowed, one_line)
 from .deadline import timed
+from . import shares
 from .here_or_pool import HERE, POOL, HereOrPool
 from .local import LocalEvaluator
 from .timing import SecondsPerMember
@@ -62,8 +68,12 @@ CHUNKS_PER_WORKER = 1
 # and tens of ms on a busy one. A batch submitted alone goes where batches went faster (`here_or_pool`).
 INLINE_SECONDS = 0.02
 POLL_SECONDS = 1.0  # a worker checks this often that its driver is still alive
+SHARES_PER_WORKER = 4  # a `map_pure` call's shares, handed out as workers free: calls differ (a
+# repaired crossover child costs several times a mutant), and one share each waited for the slowest
 
 _tasks: TaskCache | None = None  # the driver's task, inherited by forked workers
+_helpers: tuple[Callable[..., Any], ...] = ()  # the driver's pure functions (`map_pure`), inherited too
+MAP = "map"  # a worker's message for a share of a `map_pure` call: (MAP, key, helper, args)
 
 
 def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_timeout: float | None,
@@ -71,7 +81,7 @@ def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_tim
     """A worker: build (or inherit) the task, say ready, then score chunks until told to stop
     or the driver is gone (a SIGKILLed driver leaves no worker behind)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it stops the pool
-    tasks = _tasks
+    tasks, helpers = _tasks, _helpers
     try:
         if tasks is None:
             if code is not None:
@@ -91,6 +101,9 @@ def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_tim
         message = conn.recv()
         if message is None:
             return
+        if message[0] == MAP:
+            conn.send(shares.run_share(helpers, *message[1:]))
+            continue
         key, genomes, seeds, spec = message
         start = time.perf_counter()
         try:
@@ -111,14 +124,15 @@ class _Worker:
     number: int
     label: str = ""  # set once ready: "process-2/41234"
     start_failures: int = 0  # failed predecessors that never got ready
-    running: tuple[Batch, int] | None = None  # the chunk it scores
+    running: tuple[Batch, int] | shares.Share | None = None  # the chunk it scores, or its share of a map
 
 
 class ProcessEvaluator(WorkerPool):
     """`workers` local processes holding the task; see the module docstring."""
 
     def __init__(self, task_spec: dict, workers: int, *, chunk_size: int | None = None, max_retries: int = 3,
-                 code: bytes | None = None, eval_timeout: float | None = None) -> None:
+                 code: bytes | None = None, eval_timeout: float | None = None,
+                 helpers: Sequence[Callable[..., Any]] = ()) -> None:
         if workers < 1:
             raise ValueError(f"a process pool needs workers >= 1, got {workers}")
         super().__init__(workers, chunk_size, max_retries)
@@ -131,20 +145,24 @@ class ProcessEvaluator(WorkerPool):
         self._where = HereOrPool()  # where a batch submitted alone is scored
         self._timed: dict[int, float] = {}  # ticket -> when a batch for the workers was submitted
         self._last_ticket = -1
+        self._helpers = tuple(helpers) if START_METHOD == "fork" else ()  # spawned workers have none
+        self._shares: dict[int, list | None] = {}  # a `map_pure` call's shares back (None: run here)
+        self._map_where = HereOrPool()  # where a `map_pure` call runs
+        self.mapped_on_workers = 0  # `map_pure` calls run on the workers (bred children they finished)
         self._pool.extend(self._spawn() for _ in range(workers))
         self._spare = self._spawn() if START_METHOD == "fork" else None  # forked before any thread
 
     def _spawn(self, start_failures: int = 0) -> _Worker:
-        global _tasks
+        global _tasks, _helpers
         here, there = self._context.Pipe()
         number = next(self._numbers)
         process = self._context.Process(target=_worker_main, args=(there, *self._args), daemon=True,
                                         name=f"evo-worker-{number}")
-        _tasks = self.local.tasks if START_METHOD == "fork" else None
+        _tasks, _helpers = (self.local.tasks, self._helpers) if START_METHOD == "fork" else (None, ())
         try:
             process.start()
         finally:
-            _tasks = None
+            _tasks, _helpers = None, ()
         there.close()
         return _Worker(process, here, number, start_failures=start_failures)
 
@@ -183,6 +201,34 @@ class ProcessEvaluator(WorkerPool):
         cost no round trip through the workers (measured on the batches that came back)."""
         per_genome = self._per_genome.value
         return per_genome is not None and per_genome * n < INLINE_SECONDS
+
+    def map_pure(self, fn: Callable[..., Any], args: list[tuple]) -> list[Any]:
+        """`fn` over `args`, in shares over the workers if `fn` is one of the `helpers`, every
+        worker is ready and idle, and calls went faster there (`here_or_pool`); else here."""
+        idle = [worker for worker in self._pool if worker.label and worker.running is None]
+        if fn not in self._helpers or self._queue or len(idle) < len(self._pool) or len(args) < 2 \
+                or not self._map_where.on_pool():
+            start = time.perf_counter()
+            done = [fn(*a) for a in args]
+            self._map_where.learn(HERE, len(args), time.perf_counter() - start)
+            return done
+        start, parts = time.perf_counter(), shares.split(args, SHARES_PER_WORKER * len(idle))
+        self._shares, helper, waiting = {}, self._helpers.index(fn), list(enumerate(parts))[::-1]
+        while len(self._shares) < len(parts):
+            for worker in self._pool:  # each free worker takes the next share
+                if waiting and worker.label and worker.running is None:
+                    key, part = waiting.pop()
+                    worker.running = shares.Share(key)
+                    try:
+                        worker.conn.send((MAP, key, helper, shares.pack_args(part)))
+                    except OSError:
+                        self._lost(worker)
+            self._receive_all(POLL_SECONDS)
+        done = [x for key, part in enumerate(parts)
+                for x in (self._shares[key] if self._shares[key] is not None else [fn(*a) for a in part])]
+        self._map_where.learn(POOL, len(args), time.perf_counter() - start)
+        self.mapped_on_workers += sum(len(part) for key, part in enumerate(parts) if self._shares[key] is not None)
+        return done
 
     def close(self) -> None:
         """Stop the workers and wait for them: a forked worker shares the run's lock until it exits."""
@@ -261,7 +307,11 @@ class ProcessEvaluator(WorkerPool):
             raise EvaluationError(f"building the task in worker process {worker.number}: {message[1]}")
         else:
             assert worker.running is not None
-            (batch, chunk), worker.running = worker.running, None
+            running, worker.running = worker.running, None
+            if isinstance(running, shares.Share):  # an error or a death: the driver runs that share
+                self._shares[running.key] = shares.unpack_results(message[2]) if kind == "mapped" else None
+                return
+            batch, chunk = running
             if kind == "error":
                 raise EvaluationError(f"{batch.describe(chunk)} on {worker.label}: {message[2]}")
             batch.learned(chunk, message[4], self.local.task)  # what the driver's task would compute again
@@ -293,7 +343,9 @@ class ProcessEvaluator(WorkerPool):
             self._spare = None
         else:
             self._pool.append(self._spawn(failed_starts))
-        if worker.running is not None:
+        if isinstance(worker.running, shares.Share):
+            self._shares[worker.running.key] = None
+        elif worker.running is not None:
             batch, chunk = worker.running
             batch.attempts[chunk] += 1
             if batch.attempts[chunk] >= self.max_retries:

@@ -62,7 +62,9 @@ class Generational:
 
     def breed(self, population: list[Member], generation: int, next_id: int, count: int,
               rng: np.random.Generator) -> list[Member]:
-        """`count` children of `population` (ids from `next_id`)."""
+        """`count` children of `population` (ids from `next_id`), scored next: a kind's children
+        to finish (set cover's repair) come unfinished, for the scorer to finish on the workers
+        (`operators.variation.Unfinished`)."""
         ops = self.context.spec.operators
         parents = selection.viable_indices(population)  # all of them unless evaluations failed
         if self.settings.algorithm in ("nsga2", "nsga3", "map-elites"):  # their pressure is in survival
@@ -74,7 +76,7 @@ class Generational:
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
                 return parents[selection.tournament(keys, k, self.settings.tournament, rng)]
         children = var_or(self.context.kind, [m.genome for m in population], select, count,
-                          ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair)
+                          ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair, finish_later=True)
         return new_members(children, population, generation, next_id)
 
     def survivors(self, previous: list[Member], offspring: list[Member]) -> list[Member]:

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from operators.variation import finish_all
+
 from ..evaluation import ERROR, Evaluated, EvaluationError, Evaluator
 from .members import Member, Objectives, scalar
 from .noise import NoiseControl
@@ -32,7 +34,7 @@ class Scorer:
         """Score `members` (a generation's batch, of one island for island runs); returns the
         worker failures recovered."""
         seeds = self.noise.seeds(generation, len(members), island)
-        result = self.evaluator.evaluate([m.genome for m in members], seeds)
+        result = self.evaluator.evaluate(self.genomes(members), seeds)
         self.apply(members, result)
         return int(result.failures)
 
@@ -40,7 +42,7 @@ class Scorer:
         """Start scoring a generation's batch, as `score` would; `finish` waits and applies it.
         Meanwhile the caller does work that needs no result (an island runner: the last
         generation's log rows), so its evaluation actors are not idle while it does."""
-        return self.evaluator.submit([m.genome for m in members], self.noise.seeds(generation, len(members), island))
+        return self.evaluator.submit(self.genomes(members), self.noise.seeds(generation, len(members), island))
 
     def finish(self, ticket: int, members: list[Member]) -> int:
         """`start`'s batch applied to `members`; returns the worker failures recovered."""
@@ -50,7 +52,17 @@ class Scorer:
 
     def submit(self, members: list[Member], seeds: list[int], chunk_size: int | None = None) -> Any:
         """Start scoring `members` with the given seeds; `apply` applies the result."""
-        return self.evaluator.submit([m.genome for m in members], seeds, chunk_size=chunk_size)
+        return self.evaluator.submit(self.genomes(members), seeds, chunk_size=chunk_size)
+
+    def genomes(self, members: list[Member]) -> list[Any]:
+        """The members' genomes, those bred unfinished (`Unfinished`: set cover's repair) finished
+        first, on the evaluator's workers where it can (`map_pure`), and kept by their members."""
+        genomes = [m.genome for m in members]
+        finished = finish_all(genomes, getattr(self.evaluator, "map_pure", None))
+        if finished is not genomes:
+            for m, genome in zip(members, finished):
+                m.genome = genome
+        return finished
 
     def apply(self, members: list[Member], result: Evaluated) -> None:
         """Each member's columns (sampled counts pooled with earlier ones), timing, worker, fitness;

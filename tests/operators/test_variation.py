@@ -1,12 +1,15 @@
 """var_or's two draw orders: a batch of one child draws the same in both (so in-process
 steady-state logs, bred a child at a time, are the same whichever it uses); `parents_first`
-draws every origin, then every parent in one selection call, then each child's variation."""
+draws every origin, then every parent in one selection call, then each child's variation.
+Children finished later (`finish_later`) are the children finished at once."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from operators.variation import var_or
+from operators.kind import Finishing, GenomeKind
+from operators.variation import Unfinished, finish_all, var_or
 
 
 class _Counts:
@@ -75,3 +78,44 @@ def test_parents_first_draws_origins_then_all_parents_in_one_call(seed, rates, n
         if c.origin not in kind.repaired_origins:
             genome = kind.repair(genome, oracle)
         assert c.genome == genome
+
+
+class _Finished(_Counts):
+    """A kind whose mutants and crossover children are finished by a pure function (`Finishing`):
+    its own `mutate` and `repair` finish at once, without a draw."""
+
+    repaired_origins = ("mutation", "reproduction")
+
+    def __init__(self) -> None:
+        self.finishing = Finishing(super().mutate, self.finish)
+
+    @staticmethod
+    def finish(child: int, parent: int | None) -> int:
+        return child * 3 + (0 if parent is None else parent % 5)
+
+    def mutate(self, a: int, rng: np.random.Generator) -> int:
+        return self.finish(super().mutate(a, rng), a)
+
+    def repair(self, genome: int, rng: np.random.Generator) -> int:
+        return self.finish(genome, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rates=rates, n=st.integers(1, 9), count=st.integers(1, 20))
+def test_children_finished_later_are_the_children_finished_at_once(seed, rates, n, count):
+    """Set cover's repair moves to the scorer (and the workers): the same draws, the same children."""
+    genomes = list(range(100, 100 + n))
+    made = []
+    for later in (False, True):
+        rng = np.random.default_rng(seed)
+        children = var_or(_Finished(), genomes, _tournament(n, []), count, *rates, rng, finish_later=later)
+        assert later or not any(isinstance(c.genome, Unfinished) for c in children)
+        finished = finish_all([c.genome for c in children])
+        made.append(([(g, c.parents, c.origin) for g, c in zip(finished, children)], rng.random()))
+    assert made[0] == made[1]
+
+
+def test_a_kind_with_finishing_repairs_its_mutants():
+    with pytest.raises(ValueError, match="'mutation' must be among its repaired_origins"):
+        GenomeKind("k", init=lambda n, rng: [], crossover=lambda a, b, rng: a, mutate=lambda a, rng: a,
+                   to_record=lambda g: g, from_record=lambda r: r, finishing=Finishing(lambda a, rng: a, lambda c, p: c))

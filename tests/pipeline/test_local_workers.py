@@ -189,3 +189,52 @@ def test_the_first_dead_worker_is_replaced_by_the_spare_forked_before_any_thread
             stop.set()
     assert spare.number == 3 and not spare.process.is_alive()  # stopped with the pool
     _same(local, again)
+
+
+def _product(x: int, y: int) -> tuple[int, int]:
+    if x < 0:
+        raise ValueError(f"no negative x: {x}")
+    return x * y, os.getpid()
+
+
+@pytest.mark.skipif(START_METHOD != "fork", reason="spawned workers hold no helpers: map_pure runs in the driver")
+def test_map_pure_shares_the_drivers_helper_over_idle_workers_in_order():
+    genomes, seeds = _genomes(8, 100)
+    args = [(i, 3) for i in range(50)]
+    with ProcessEvaluator(SMALL, 2, helpers=[_product]) as pool:
+        pool.evaluate(genomes, seeds)  # every worker says it is ready
+        pids = {worker.process.pid for worker in pool._pool}
+        done = pool.map_pure(_product, args)
+        assert [value for value, _ in done] == [i * 3 for i in range(50)]
+        assert {pid for _, pid in done} == pids  # a share each
+        assert {pid for _, pid in pool.map_pure(lambda x: (x, os.getpid()), [(1,), (2,)])} == {os.getpid()}
+        with pytest.raises(ValueError, match="no negative x: -1"):  # raised where it ran: the driver runs that share
+            pool.map_pure(_product, [(2, 1), (-1, 1)])
+
+
+@pytest.mark.skipif(START_METHOD != "fork", reason="spawned workers hold no helpers: map_pure runs in the driver")
+def test_a_share_whose_worker_died_runs_in_the_driver():
+    genomes, seeds = _genomes(8, 100)
+    with ProcessEvaluator(SMALL, 2, helpers=[_product]) as pool:
+        pool.evaluate(genomes, seeds)
+        victim = pool._pool[0].process
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.join()
+        done = pool.map_pure(_product, [(i, 2) for i in range(10)])
+    assert [value for value, _ in done] == [i * 2 for i in range(10)]
+    assert os.getpid() in {pid for _, pid in done}
+
+
+@pytest.mark.skipif(START_METHOD != "fork", reason="spawned workers hold no helpers: map_pure runs in the driver")
+def test_set_covers_repaired_on_the_workers_keep_the_golden_log(tmp_path):
+    """Bred children are repaired by `map_pure` on the pool: the pinned in-process log, and
+    run.json (the done line) counts the children the workers finished."""
+    from tests.golden.cases import CASES
+    from tests.pipeline.test_golden import GOLDEN
+
+    spec, overrides = CASES["setcover-1000"]
+    done = pipeline.run(ROOT / spec, workers=2, execution__engine="processes", out=str(tmp_path / "run"), force=True,
+                        **overrides)
+    assert run_digests(done.path) == GOLDEN["setcover-1000"]
+    seconds = json.loads((Path(done.path) / "run.json").read_text())["worker_seconds"]
+    assert seconds["finished_on_workers"] >= 100  # two generations' children at least
