@@ -45,11 +45,11 @@ from typing import Any, Callable, Sequence
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
+from . import shares
 from .batches import Batch, WorkerPool
 from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    learned_by, narrowed, one_line)
 from .deadline import timed
-from . import shares
 from .here_or_pool import HERE, POOL, HereOrPool
 from .local import LocalEvaluator
 from .timing import SecondsPerMember
@@ -308,7 +308,7 @@ class ProcessEvaluator(WorkerPool):
         else:
             assert worker.running is not None
             running, worker.running = worker.running, None
-            if isinstance(running, shares.Share):  # an error or a death: the driver runs that share
+            if isinstance(running, shares.Share):  # its results, or None: an error, the driver runs that share
                 self._shares[running.key] = shares.unpack_results(message[2]) if kind == "mapped" else None
                 return
             batch, chunk = running
