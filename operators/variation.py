@@ -79,10 +79,8 @@ def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int,
             child = Child(kind.crossover(genomes[a], genomes[b], rng), [a, b], "crossover")
         elif origin < cxpb + mutpb:
             a = int(pick(1, rng)[0])
-            if later is not None:
-                child = Child(Unfinished(later.mutate(genomes[a], rng), genomes[a], later.finish), [a], "mutation")
-            else:
-                child = Child(kind.mutate(genomes[a], rng), [a], "mutation")
+            mutant = (later or kind).mutate(genomes[a], rng)  # `later`: the kind's mutation before its finish
+            child = Child(Unfinished(mutant, genomes[a], later.finish) if later else mutant, [a], "mutation")
         else:
             a = int(pick(1, rng)[0])
             child = Child(kind.copy(genomes[a]), [a], "reproduction")

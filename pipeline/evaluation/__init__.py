@@ -70,10 +70,7 @@ def make_evaluator(
     """
     if workers == "auto":
         workers = _auto_workers(address, connect_timeout, ray_options.get("num_cpus", 1), engine)
-    if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
-        raise ValueError(
-            f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
-        )
+    _check_pool_settings(workers, max_retries, chunk_size)
     engine = chosen_engine(engine, workers, address)
     if engine == "in-process":
         return LocalEvaluator(task_spec, eval_timeout)
@@ -86,6 +83,13 @@ def make_evaluator(
                         start_timeout=start_timeout, code=code, wait_for_all=wait_for_all,
                         eval_timeout=eval_timeout, **ray_options)
     return _ray_evaluator(task_spec, workers, address, connect_timeout, expected_batches, pool_options)
+
+
+def _check_pool_settings(workers: Any, max_retries: int, chunk_size: int | None) -> None:
+    if not isinstance(workers, int) or workers < 0 or max_retries < 1 or (chunk_size is not None and chunk_size < 1):
+        raise ValueError(
+            f"need workers >= 0, max_retries >= 1, chunk_size >= 1; got {workers}, {max_retries}, {chunk_size}"
+        )
 
 
 def _ray_evaluator(task_spec: dict, workers: int, address: str | None, connect_timeout: float,

@@ -11,7 +11,7 @@ workers saved the difference of the last two.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from .core import Evaluated, Evaluator
 
@@ -49,9 +49,6 @@ class ClockedEvaluator(Evaluator):
             self.first_result = time.monotonic() - self.began
         self.evaluation += sum(float(result.eval_seconds.sum()) for result in done.values())
         return done
-
-    def map_pure(self, fn: Callable[..., Any], args: list[tuple]) -> list[Any]:
-        return self.inner.map_pure(fn, args)
 
     def close(self) -> None:
         self.inner.close()

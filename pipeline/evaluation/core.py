@@ -67,12 +67,6 @@ class Evaluator(ABC):
         ticket = self.submit(genomes, seeds, task_spec)
         return self.wait([ticket], every=True)[ticket]
 
-    def map_pure(self, fn: Callable[..., Any], args: list[tuple]) -> list[Any]:
-        """`[fn(*a) for a in args]`: a pure function of the driver's (no draws, no state it
-        changes), such as set cover's repair of bred children. A pool whose workers hold `fn`
-        (`helpers`, forked with them) spreads the calls over them while they are idle."""
-        return [fn(*a) for a in args]
-
     @abstractmethod
     def close(self) -> None:
         """Release workers (idempotent)."""

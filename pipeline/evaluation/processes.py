@@ -203,8 +203,10 @@ class ProcessEvaluator(WorkerPool):
         return per_genome is not None and per_genome * n < INLINE_SECONDS
 
     def map_pure(self, fn: Callable[..., Any], args: list[tuple]) -> list[Any]:
-        """`fn` over `args`, in shares over the workers if `fn` is one of the `helpers`, every
-        worker is ready and idle, and calls went faster there (`here_or_pool`); else here."""
+        """`[fn(*a) for a in args]` for a pure function of the driver's (no draws, no state it
+        changes: set cover's repair of bred children, `operators.variation.finish_all`), in shares
+        over the workers if `fn` is one of the `helpers`, every worker is ready and idle, and
+        calls went faster there (`here_or_pool`); else here."""
         idle = [worker for worker in self._pool if worker.label and worker.running is None]
         if fn not in self._helpers or self._queue or len(idle) < len(self._pool) or len(args) < 2 \
                 or not self._map_where.on_pool():

@@ -56,7 +56,8 @@ class Scorer:
 
     def genomes(self, members: list[Member]) -> list[Any]:
         """The members' genomes, those bred unfinished (`Unfinished`: set cover's repair) finished
-        first, on the evaluator's workers where it can (`map_pure`), and kept by their members."""
+        first, and kept by their members: on the evaluator's workers where it has a `map_pure`
+        (the process pool, `ClockedEvaluator` passing it on), else here."""
         genomes = [m.genome for m in members]
         finished = finish_all(genomes, getattr(self.evaluator, "map_pure", None))
         if finished is not genomes:
