@@ -23,7 +23,8 @@ resumes where it was (runs already there are skipped):
     .venv/bin/python benchmarks/bench_islands_quality.py --report   # the tables only
 
 An arm is `one` or COUNTx-iINTERVAL-mMIGRANTS[-random|-full], either with `ss-`
-before it for steady-state (`ss-one`, `ss-4x-i20-m1`). The figures
+before it for steady-state (`ss-one`, `ss-4x-i20-m1`), or `ssown-` for
+steady-state islands that each run their own loop (`islands.loop = "own"`). The figures
 and what they say: benchmarks/README.md, "Islands and quality".
 """
 
@@ -69,8 +70,8 @@ PROBLEMS = {
 def islands_of(arm: str) -> dict[str, Any] | None:
     """The `[islands]` section an arm name stands for: `one` (none), or `4x-i5-m2` (4 islands,
     interval 5, 2 migrants, ring) with an optional `-random` or `-full` topology; an `ss-` before
-    either is the same with `algorithm = "steady-state"`."""
-    arm = arm.removeprefix("ss-")
+    either is the same with `algorithm = "steady-state"` (`ssown-`: islands each in their own loop)."""
+    arm = arm.removeprefix("ssown-").removeprefix("ss-")
     if arm == "one":
         return None
     count, interval, migrants, *topology = arm.split("-")
@@ -92,7 +93,7 @@ def arm_spec(problem: Problem, arm: str, seed: int, out: Path, generations: int 
     if generations is not None:
         spec["generations"] = generations
     spec["execution"] = {**spec.get("execution", {}), "workers": 0, "output": str(out)}
-    if arm.startswith("ss-"):
+    if arm.startswith(("ss-", "ssown-")):
         spec["population"] = {**spec["population"], "algorithm": "steady-state"}
     islands = islands_of(arm)
     if islands is not None:
@@ -102,7 +103,7 @@ def arm_spec(problem: Problem, arm: str, seed: int, out: Path, generations: int 
                              f"and offspring {population['offspring']}")
         spec["population"] = {**population, "size": population["size"] // count,
                               "offspring": population["offspring"] // count}
-        spec["islands"] = dict(islands)
+        spec["islands"] = {**islands, "loop": "own"} if arm.startswith("ssown-") else dict(islands)
     return spec
 
 

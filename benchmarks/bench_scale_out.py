@@ -15,7 +15,8 @@ lambda / islands children each, migrating every `--interval` generations
 (placed migrants sleep nothing and are not counted); `islands+lag` with
 `islands.lag = 1` (no island waits for another at a migration); `islands/16` (or
 `islands+lag/16`) with `execution.chunk_size = 16`; `steady-state+islands`
-the same islands as steady-state ones (asynchronous, in the driver); `steady-state=8` (or
+the same islands as steady-state ones (asynchronous, in the driver); `islands+steady`
+steady-state islands that each run their own loop on their runner (`islands.loop = "own"`); `steady-state=8` (or
 `steady-state+islands=8`) with `execution.in_flight = 8` (plain `steady-state`: the default
 `"auto"`; `steady-state=2`: the bound before it). In the same run, the
 machine's ceiling: W bare Ray actors sleeping the same durations with no
@@ -74,15 +75,17 @@ def spec(algorithm: str, lam: int, ms: float, sigma: float, args: argparse.Names
     data = {"name": "scale-" + name, "problem": "sleepy:Sleepy",
             "seed": 1, "generations": args.generations, "problem_options": {"ms": ms, "sigma": sigma, "bits": 64},
             "genome": {"kind": "sleepy:Bits"}, "population": population, "execution": execution}
+    steady = algorithm == "steady-state+islands"
     if algorithm.startswith("islands"):  # "islands+lag/16": islands.lag = 1, chunks of 16
         flags = algorithm.split("/")[0].split("+")[1:]
         if "/" in algorithm:
             data["execution"]["chunk_size"] = int(algorithm.split("/")[1])
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2, "lag": int("lag" in flags)}
-    elif algorithm == "steady-state+islands":  # the same islands, asynchronous in the driver's loop
+        if "steady" in flags:  # "islands+steady": steady-state islands, each its own loop on its runner
+            data["islands"]["loop"], steady = "own", True
+    elif steady:  # the same islands, asynchronous in the driver's loop
         data["islands"] = {"count": args.islands, "interval": args.interval, "migrants": 2}
     if "islands" in data:  # lambda children a generation over all islands
-        steady = algorithm == "steady-state+islands"
         population.update(algorithm="steady-state" if steady else "mu+lambda", size=max(2, lam // (2 * args.islands)),
                           offspring=lam // args.islands)
     return data
@@ -293,7 +296,7 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["1024:20:0", "1024:20:1", "256:20:0", "1024:2:0"],
                         help="lambda:t_ms:sigma")
     parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"],
-                        help="mu+lambda, steady-state, islands, steady-state+islands; islands+lag, /16 "
+                        help="mu+lambda, steady-state, islands, steady-state+islands, islands+steady (loop = own); islands+lag, /16 "
                              "(chunk size); steady-state=8 (execution.in_flight = 8; default \"auto\")")
     parser.add_argument("--islands", type=int, default=8, help="island count for 'islands'")
     parser.add_argument("--interval", type=int, default=5, help="generations between migrations")

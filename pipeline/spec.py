@@ -294,8 +294,10 @@ class RunSpec(_Strict):
             del content["cma_es"]
         if content["islands"] is None:
             del content["islands"]
-        elif content["islands"]["lag"] == 0:
-            del content["islands"]["lag"]
+        else:
+            for key, default in (("lag", 0), ("loop", None)):
+                if content["islands"][key] == default:
+                    del content["islands"][key]
         if content["archive"] is None:
             del content["archive"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]

@@ -89,9 +89,9 @@ def check_semantics(spec: RunSpec, source: str, recorded: bool = False) -> None:
         )
     if spec.execution.eval_timeout is not None and spec.execution.workers != 0 \
             and on_runners(spec.population.algorithm, spec.islands):
-        raise SpecError(f"{source}: execution.eval_timeout: not available for generational islands on Ray workers "
-                        "(an island runner waits for its chunks without a per-genome timer); "
-                        "use workers = 0, or no [islands]")
+        raise SpecError(f"{source}: execution.eval_timeout: not available for islands on Ray runners (generational, or "
+                        "steady-state with islands.loop = 'own'): an island runner waits for its chunks without a "
+                        "per-genome timer; use workers = 0, or no [islands]")
     check_engine(spec, source)
     if spec.population.algorithm in ("nsga2", "nsga3") and spec.objectives.mode != "pareto":
         raise SpecError(f"{source}: population.algorithm: {spec.population.algorithm} needs objectives.mode = 'pareto'")
@@ -109,8 +109,9 @@ def check_engine(spec: RunSpec, source: str) -> None:
                         f"execution.address joins a Ray cluster; use engine = 'ray' or 'auto', or no address")
     if execution.engine == "processes" and execution.workers != 0 \
             and on_runners(spec.population.algorithm, spec.islands):
-        raise SpecError(f"{source}: execution.engine: generational islands evolve on Ray runner actors, not "
-                        f"'processes'; use engine = 'ray' or 'auto' (steady-state islands run on any engine)")
+        raise SpecError(f"{source}: execution.engine: islands that run their own loop (generational, or "
+                        f"steady-state with islands.loop = 'own') evolve on Ray runner actors, not 'processes'; use "
+                        f"engine = 'ray' or 'auto' (steady-state islands in the driver's loop run on any engine)")
 
 
 def check_algorithm(spec: RunSpec, task: Any, kind: Any, source: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,17 +29,27 @@ class Islands(BaseModel):
         "0: migrants leave from their source's population as it is at the migration, so each island waits "
         "for its sources; 1: from the source's population at the migration before (generation 0 for the "
         "first), so no island waits for another"))
+    loop: Literal["driver", "own"] | None = Field(None, description=(
+        "steady-state islands only: 'driver' (the default) breeds every island in one asynchronous loop in the "
+        "driver, all islands migrating at once; 'own': each island runs its own asynchronous loop (on Ray, in "
+        "its island runner on its own actors), migrating island to island as generational islands do, so no "
+        "process but an island's own is on its evaluations' path. Generational islands always run their own"))
 
 
 GENERATIONAL_ALGORITHMS = ("mu+lambda", "mu,lambda", "nsga2")  # islands on runner actors, an epoch at a time
-ASYNCHRONOUS_ISLAND_ALGORITHMS = ("steady-state",)  # islands in the driver's asynchronous loop
+ASYNCHRONOUS_ISLAND_ALGORITHMS = ("steady-state",)  # islands in the driver's asynchronous loop, or their own
 ISLAND_ALGORITHMS = GENERATIONAL_ALGORITHMS + ASYNCHRONOUS_ISLAND_ALGORITHMS
 
 
-def on_runners(algorithm: str | None, islands: object) -> bool:
-    """Whether a run's islands evolve on runner actors (generational islands: they need the
-    actors from the start); steady-state islands live in the driver's asynchronous loop."""
-    return islands is not None and algorithm not in ASYNCHRONOUS_ISLAND_ALGORITHMS
+def on_runners(algorithm: str | None, islands: Any) -> bool:
+    """Whether a run's islands evolve on runner actors, each its own loop (they need the actors
+    from the start): generational islands, and steady-state islands with `loop = "own"`; other
+    steady-state islands live in the driver's asynchronous loop. `islands`: the section, or
+    its dict (run.json's)."""
+    if islands is None:
+        return False
+    loop = islands.get("loop") if isinstance(islands, Mapping) else getattr(islands, "loop", None)
+    return algorithm not in ASYNCHRONOUS_ISLAND_ALGORITHMS or loop == "own"
 
 
 def check_islands(spec: RunSpec) -> None:
@@ -50,9 +60,14 @@ def check_islands(spec: RunSpec) -> None:
     if spec.population.algorithm not in ISLAND_ALGORITHMS:
         raise ValueError(f"islands: the island model runs the algorithms {', '.join(ISLAND_ALGORITHMS)}, "
                          f"not population.algorithm = {spec.population.algorithm!r}")
-    if islands.lag and spec.population.algorithm in ASYNCHRONOUS_ISLAND_ALGORITHMS:
-        raise ValueError("islands.lag: steady-state islands never wait for each other (they all migrate at once, "
-                         "in the driver); lag = 1 is for the generational algorithms")
+    steady = spec.population.algorithm in ASYNCHRONOUS_ISLAND_ALGORITHMS
+    if islands.lag and steady and islands.loop != "own":
+        raise ValueError("islands.lag: steady-state islands in the driver's loop never wait for each other (they all "
+                         "migrate at once); lag = 1 is for islands that run their own loop (generational, or "
+                         "islands.loop = 'own')")
+    if islands.loop == "driver" and not steady:
+        raise ValueError(f"islands.loop: 'driver' is for steady-state islands; {spec.population.algorithm} islands "
+                         "always run their own loop (leave the key out, or set 'own')")
     if spec.population.restart_after is not None:
         raise ValueError("population.restart_after: restarts run in one population, not with [islands]")
     if islands.migrants >= spec.population.size:

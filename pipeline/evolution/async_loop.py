@@ -139,12 +139,20 @@ class AsyncLoop(Loop):
 
     def _send(self, state: State, pending: dict[int, list[Member]]) -> State:
         batch = int(state.extra.get("batches", 0))
-        members = self.algorithm.ask(state, batch_rng(self.seed, batch), self._batch_size())
+        members = self.algorithm.ask(state, self._rng(batch), self._batch_size())
         state = self.algorithm.bred(state, members)
         state = replace(state, extra={**state.extra, "batches": batch + 1})
-        ticket = self.scorer.submit(members, self.scorer.noise.batch_seeds(batch, len(members)), chunk_size=len(members))
+        ticket = self.scorer.submit(members, self._seeds(batch, len(members)), chunk_size=len(members))
         pending[ticket] = members
         return state
+
+    def _rng(self, batch: int) -> np.random.Generator:
+        """The variation draws of the `batch`-th batch."""
+        return batch_rng(self.seed, batch)
+
+    def _seeds(self, batch: int, n: int) -> list[int]:
+        """The evaluation seeds of the `batch`-th batch's `n` members."""
+        return self.scorer.noise.batch_seeds(batch, n)
 
     def _arrive(self, state: State, generation: list[Member], members: list[Member]) -> \
             tuple[State, list[Member], str | None]:

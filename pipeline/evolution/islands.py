@@ -1,9 +1,10 @@
 """The island model: `count` populations evolve apart and exchange migrants every `interval` generations.
 
 Here: the plan (ids, routes, schedule) and the migration, shared by the
-generational islands (`pipeline/islands/`, which run them) and the
-steady-state islands (`migrate_all`, in the driver's asynchronous loop, which
-number their migrants from the run's next id).
+islands that run their own loops (`pipeline/islands/`: generational, and
+steady-state with `[islands] loop = "own"`) and the steady-state islands of
+the driver's asynchronous loop (`migrate_all`, which number their migrants
+from the run's next id).
 
 Between two migrations an island needs nobody (`pipeline/islands/epochs.py`
 runs its generations). Every draw

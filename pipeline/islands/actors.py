@@ -103,20 +103,21 @@ class IslandActors(Evaluator):
             ready = [t for t in tickets if t in self._done]
             if ready and (not every or len(ready) == len(tickets)):
                 return {t: self._done.pop(t) for t in ready}
-            self._pump()
+            self._pump(every)
 
     def close(self) -> None:
         """Nothing to release: the actors are the driver's pool's."""
 
-    def _pump(self) -> None:
-        """Wait for a chunk (or an actor's setup), then take in every one that is back."""
+    def _pump(self, every: bool) -> None:
+        """Wait for a chunk (or an actor's setup), then take in every one that is back. `every`:
+        the caller waits for all its batches (a generation), not the first back (steady-state)."""
         self._dispatch()
         waiting = [*self._running, *self.starting]
         if not waiting:
             raise ActorsLost(f"no evaluation actor left; last lost: {self.lost[-1][1] if self.lost else '-'}")
-        # every chunk sent and no actor starting: one wait for all of them (each Ray call costs the
-        # runner CPU); else the first back, to send the next chunk to its actor
-        every = not self._queue and not self.starting
+        # every chunk of a generation sent and no actor starting: one wait for all of them (each
+        # Ray call costs the runner CPU); else the first back, to send the next chunk to its actor
+        every = every and not self._queue and not self.starting
         ready, _ = ray.wait(waiting, num_returns=len(waiting) if every else 1)
         if not every:
             ready, _ = ray.wait(waiting, num_returns=len(waiting), timeout=0)

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from operators.migration import emigrants
 
 from ..evaluation import EvaluationError
-from ..evolution.algorithms import Algorithm
 from ..evolution.loop import Hook, announce
 from ..evolution.members import Member, Objectives
 from ..evolution.scoring import Scorer
@@ -45,7 +44,8 @@ from ..evolution.tracking import Tracker, check_some_viable
 from ..records.schema import Schema
 from ..evolution.islands import Plan, migrated
 from .cpu import cpu_summary
-from .epochs import IslandGeneration, IslandsLost, Rows, evolve
+from .epochs import IslandGeneration, IslandsLost, Rows
+from .steady import Epochs, island_epochs
 from .travel import Changes
 
 if TYPE_CHECKING:
@@ -84,8 +84,8 @@ class TableRecording(Protocol):
 class InProcessIslands:
     """workers = 0: every island's next epoch, one after the other, when results are asked for."""
 
-    def __init__(self, algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, end: int) -> None:
-        self.algorithm, self.scorer, self.rows, self.plan, self.end = algorithm, scorer, rows, plan, end
+    def __init__(self, epochs: Epochs, plan: Plan, end: int) -> None:
+        self.epochs, self.plan, self.end = epochs, plan, end
         self.homes: list[list[Member]] = []
         self.pools: dict[int, list[Member]] = {}  # islands.lag: each island's emigrants, one migration back
         self.first = end + 1
@@ -100,8 +100,7 @@ class InProcessIslands:
         first, last = self.first, self.plan.epoch_last(self.first, self.end)
         finished, leaving = [], {}
         for island, home in enumerate(self.homes):
-            done, leaving[island] = evolve(self.algorithm, self.scorer, self.rows, self.plan, island, home, first,
-                                           last)
+            done, leaving[island] = self.epochs(island, home, first, last)
             finished.append((island, done))
         sources = self.pools if self.plan.lagged() else leaving
         self.homes = [migrated(self.plan, last, i, {**sources, i: leaving[i]})[0] for i in range(self.plan.count)]
@@ -291,7 +290,8 @@ def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Trac
     if evaluator.workers == 0:
         scorer = Scorer(evaluator, parts.noise, parts.objectives, spec.execution.on_error)
         rows = Rows(recorder.schema.run_id, parts.kind, parts.objectives, tracker, parts.noise.reevaluate)
-        backend: Backend = InProcessIslands(parts.algorithm, scorer, rows, plan, spec.generations)
+        epochs = island_epochs(parts.algorithm, scorer, rows, plan, spec.execution.in_flight)
+        backend: Backend = InProcessIslands(epochs, plan, spec.generations)
     else:
         from .on_ray import RayIslands
 

@@ -3,9 +3,11 @@
 Import only after `ray_connect.connect()` (it imports Ray).
 
 The runner builds the run's parts from the spec, then runs the island's
-epochs: migration in (from its sources' populations), variation, selection,
-and scoring on its share of the pool's actors (`actors.IslandActors`),
-called directly: no process stands between an island and its evaluations.
+epochs: migration in (from its sources' populations), then generations
+(`steady.island_epochs`: generational, or a steady-state island's own
+asynchronous loop, whose batches in flight wait for the next epoch) scored
+on its share of the pool's actors (`actors.IslandActors`), called directly:
+no process stands between an island and its evaluations.
 It sends back each generation's log rows (`epochs.Rows`), its population and
 its hall-of-fame candidates, never every scored member.
 Its own population it keeps from epoch to epoch; its sources' come as object
@@ -27,7 +29,8 @@ from ..evolution.scoring import Scorer
 from ..evolution.tracking import Tracker
 from .actors import IslandActors, Slot
 from ..evolution.islands import Plan, migrated
-from .epochs import IslandGeneration, Rows, evolve
+from .epochs import IslandGeneration, Rows
+from .steady import island_epochs
 from .travel import Changes, pack_members, unpack_members
 
 __all__ = ["IslandRunner", "received"]
@@ -78,8 +81,10 @@ class IslandRunner:
             self.rows = Rows(run_id, self.parts.kind, self.parts.objectives, Tracker(run_spec, self.parts.objectives),
                              self.parts.noise.reevaluate)
             self.plan = Plan.of(run_spec)
-            self.on_error = run_spec.execution.on_error
             self.actors = IslandActors(slots, max_retries, run_spec.execution.chunk_size, learner=self.parts.task)
+            scorer = Scorer(self.actors, self.parts.noise, self.parts.objectives, run_spec.execution.on_error)
+            self.epochs = island_epochs(self.parts.algorithm, scorer, self.rows, self.plan,
+                                        run_spec.execution.in_flight)
             self.kept: tuple[int | None, list[Member]] = (None, [])  # (generation, population) of the last epoch
         except Exception as exc:  # raised again by every epoch: the driver sees this cause
             self.broken = exc
@@ -113,9 +118,8 @@ class IslandRunner:
             sources = [self._arrived(source) for source in packed_sources]
             leaving = {island: population, **dict(zip(self.plan.sources(first - 1, island), sources))}
             population = migrated(self.plan, first - 1, island, leaving)[0]
-        scorer = Scorer(self.actors, self.parts.noise, self.parts.objectives, self.on_error)
         start = population
-        done, population = evolve(self.parts.algorithm, scorer, self.rows, self.plan, island, population, first, last)
+        done, population = self.epochs(island, population, first, last)
         self.kept = (last, population)
         lost, self.actors.lost = self.actors.lost, []
         return (_sent(done, start), lost, time.process_time()), pack_members(population)

@@ -123,8 +123,11 @@ def _islands_note(spec: dict[str, Any]) -> list[str]:
     moves = (f"each sends copies of its best {islands['migrants']} every {islands['interval']} generations "
              f"({islands['topology']} topology), replacing the worst" if islands["count"] > 1 and islands["migrants"]
              else "no migration")
-    return [f"islands: {islands['count']} of {size} members and {offspring} children a generation each; {moves}; "
-            "the figures below are over all islands (Run.populations() has an island column)"]
+    steady = spec["population"].get("algorithm") == "steady-state"
+    loops = ("; steady-state, each island its own loop" if islands.get("loop") == "own"
+             else "; steady-state, all in the driver's loop" if steady else "")
+    return [f"islands: {islands['count']} of {size} members and {offspring} children a generation each{loops}; "
+            f"{moves}; the figures below are over all islands (Run.populations() has an island column)"]
 
 
 # A steady-state run's share means something after this many times `in_flight` generations past 0:

@@ -138,7 +138,7 @@ def test_make_evaluator_builds_the_pool_for_processes():
 @pytest.mark.parametrize("settings, said", [
     (["execution.engine=fast"], "execution.engine"),
     (["execution.engine=processes", "execution.address=10.0.0.2:6379"], "'processes' runs on this machine"),
-    (["execution.engine=processes", "execution.workers=2", "islands.count=2"], "generational islands evolve on Ray runner actors"),
+    (["execution.engine=processes", "execution.workers=2", "islands.count=2"], "evolve on Ray runner actors"),
 ])
 def test_a_bad_engine_is_refused_in_one_line(tmp_path, settings, said):
     sets = [arg for setting in settings for arg in ("--set", setting)]

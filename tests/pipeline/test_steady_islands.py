@@ -104,7 +104,7 @@ def test_on_ray_workers_the_islands_log_what_happened(tmp_path, ray_session):
 def test_steady_state_islands_refuse_lag_in_one_line(tmp_path):
     spec = _spec()
     spec["islands"]["lag"] = 1
-    with pytest.raises(SpecError, match="islands.lag: steady-state islands never wait for each other") as raised:
+    with pytest.raises(SpecError, match="islands.lag: steady-state islands in the driver's loop never wait") as raised:
         pipeline.run(spec, out=str(tmp_path / "never"))
     assert "\n" not in str(raised.value) and not (tmp_path / "never").exists()
 
