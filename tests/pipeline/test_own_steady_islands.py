@@ -19,6 +19,7 @@ import pipeline
 from pipeline.evolution.islands import Plan
 from pipeline.spec import SpecError, parse_spec
 from tests.golden.digest import run_digests
+from tests.pipeline.test_islands import _pid
 from tests.pipeline.test_steady_islands import _spec as _driver_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,3 +119,36 @@ def test_a_loop_they_cannot_run_is_refused_in_one_line(tmp_path, change, message
     with pytest.raises(SpecError, match=message) as raised:
         pipeline.run(spec, out=str(tmp_path / "never"))
     assert "\n" not in str(raised.value) and not (tmp_path / "never").exists()
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("victim", ["runner", "actor"])
+def test_a_runner_or_an_actor_killed_on_ray_loses_nothing_the_log_needs(tmp_path, ray_session, monkeypatch, victim):
+    """A runner killed: the islands start again from the last recorded generation (its batches in
+    flight are lost, as a steady-state run's are on resume). An actor killed: its island's other
+    actors take its batches, the driver replaces it, no restart. Either way a whole log."""
+    import os
+
+    from pipeline.islands import loop as island_loop
+    from pipeline.islands import on_ray
+
+    spec = _spec(generations=8, count=2)  # two actors an island on the session's 4 CPUs
+    real, calls = on_ray.RayIslands.results, []
+
+    def killing(self, timeout):  # SIGKILL island 1's runner or its first actor, with epochs to run
+        calls.append(timeout)
+        if len(calls) == 1:
+            share = [number for number, island in sorted(self.owner.items()) if island == 1]
+            target = self.runners[1] if victim == "runner" else self.pool.actors[share[0] - 1]
+            calls.append(_pid(ray_session, target))
+        if len(calls) == 3:
+            os.kill(calls[1], signal.SIGKILL)
+        return real(self, timeout)
+
+    begun, begin = [], island_loop.IslandLoop._begin
+    monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
+    monkeypatch.setattr(on_ray.RayIslands, "results", killing)
+    run = pipeline.run(spec, out=str(tmp_path / "killed"), workers=4)
+    assert len(begun) == (2 if victim == "runner" else 1)
+    _check_log(run, spec)
+    assert run.generations()["generation"].max() == 8
