@@ -316,21 +316,19 @@ def _pid(ray_session, actor) -> int:
     return ray_session.get(actor.__ray_call__.remote(lambda _: os.getpid()))
 
 
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("victim", ["runner", "actor"])
-def test_a_runner_or_an_actor_killed_on_ray_gives_the_same_log(tmp_path, ray_session, monkeypatch, victim):
-    """A runner killed: the islands start again from the last recorded generation. An evaluation
-    actor killed: its island's other actors take its chunks, the driver replaces it, no restart."""
+def kill_island_one(ray_session, monkeypatch, victim: str) -> list[int]:
+    """Make the island run SIGKILL (as the OOM killer would) island 1's runner or its first actor
+    at the driver's third look for results, with epochs to run (its pid taken before any epoch is
+    queued); returns the list that counts the islands' (re)starts."""
     import os
 
+    from pipeline.islands import loop as island_loop
     from pipeline.islands import on_ray
 
-    text = SAMPLED.replace("generations = 7", "generations = 5")
-    expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
     real, calls = on_ray.RayIslands.results, []
 
-    def killing(self, timeout):  # SIGKILL (as the OOM killer would) island 1's runner or its first
-        calls.append(timeout)  # actor, with epochs to run; its pid taken before any epoch is queued
+    def killing(self, timeout):
+        calls.append(timeout)
         if len(calls) == 1:
             share = [number for number, island in sorted(self.owner.items()) if island == 1]
             target = self.runners[1] if victim == "runner" else self.pool.actors[share[0] - 1]
@@ -339,11 +337,20 @@ def test_a_runner_or_an_actor_killed_on_ray_gives_the_same_log(tmp_path, ray_ses
             os.kill(calls[1], signal.SIGKILL)
         return real(self, timeout)
 
-    from pipeline.islands import loop as island_loop
-
     begun, begin = [], island_loop.IslandLoop._begin
     monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
     monkeypatch.setattr(on_ray.RayIslands, "results", killing)
+    return begun
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("victim", ["runner", "actor"])
+def test_a_runner_or_an_actor_killed_on_ray_gives_the_same_log(tmp_path, ray_session, monkeypatch, victim):
+    """A runner killed: the islands start again from the last recorded generation. An evaluation
+    actor killed: its island's other actors take its chunks, the driver replaces it, no restart."""
+    text = SAMPLED.replace("generations = 7", "generations = 5")
+    expected = run_digests(_run(tmp_path, text, "local", workers=0).path)
+    begun = kill_island_one(ray_session, monkeypatch, victim)
     run = _run(tmp_path, text, "killed", workers=4)
     assert len(begun) == (2 if victim == "runner" else 1)
     assert run_digests(run.path) == expected

@@ -19,7 +19,7 @@ import pipeline
 from pipeline.evolution.islands import Plan
 from pipeline.spec import SpecError, parse_spec
 from tests.golden.digest import run_digests
-from tests.pipeline.test_islands import _pid
+from tests.pipeline.test_islands import kill_island_one
 from tests.pipeline.test_steady_islands import _spec as _driver_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,27 +127,8 @@ def test_a_runner_or_an_actor_killed_on_ray_loses_nothing_the_log_needs(tmp_path
     """A runner killed: the islands start again from the last recorded generation (its batches in
     flight are lost, as a steady-state run's are on resume). An actor killed: its island's other
     actors take its batches, the driver replaces it, no restart. Either way a whole log."""
-    import os
-
-    from pipeline.islands import loop as island_loop
-    from pipeline.islands import on_ray
-
     spec = _spec(generations=8, count=2)  # two actors an island on the session's 4 CPUs
-    real, calls = on_ray.RayIslands.results, []
-
-    def killing(self, timeout):  # SIGKILL island 1's runner or its first actor, with epochs to run
-        calls.append(timeout)
-        if len(calls) == 1:
-            share = [number for number, island in sorted(self.owner.items()) if island == 1]
-            target = self.runners[1] if victim == "runner" else self.pool.actors[share[0] - 1]
-            calls.append(_pid(ray_session, target))
-        if len(calls) == 3:
-            os.kill(calls[1], signal.SIGKILL)
-        return real(self, timeout)
-
-    begun, begin = [], island_loop.IslandLoop._begin
-    monkeypatch.setattr(island_loop.IslandLoop, "_begin", lambda self, state: begun.append(1) or begin(self, state))
-    monkeypatch.setattr(on_ray.RayIslands, "results", killing)
+    begun = kill_island_one(ray_session, monkeypatch, victim)
     run = pipeline.run(spec, out=str(tmp_path / "killed"), workers=4)
     assert len(begun) == (2 if victim == "runner" else 1)
     _check_log(run, spec)
