@@ -153,7 +153,9 @@ def test_reading_a_running_run_thousands_of_times_never_fails(tmp_path, capsys):
     seen = set()  # the last generation of each generations() read
     try:
         run = _first_generation(path, writer)
-        for i in range(ROUNDS):
+        i = -1
+        while i + 1 < ROUNDS or len(seen) <= 10:  # on a fast machine 1,200 reads took less than ten generations
+            i += 1
             before = _whole(run.generations())
             assert not run.best().empty
             seen.add(before)
