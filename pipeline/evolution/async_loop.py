@@ -48,6 +48,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..evaluation import Evaluated
 from ..evaluation.timing import SecondsPerMember
 from ..spec_execution import DEFAULT_IN_FLIGHT, FIXED_IN_FLIGHT
 from .algorithms import AsynchronousAlgorithm
@@ -117,19 +118,30 @@ class AsyncLoop(Loop):
         self._started, self._failures = time.perf_counter(), 0
         reason = self.tracker.stop_reason(state)
         while reason is None:
-            state = self._top_up(state, pending)
-            done = self.scorer.evaluator.wait(list(pending))
-            arrived = {ticket: pending.pop(ticket) for ticket in sorted(done)}
-            if self.workers:  # the freed workers first; in-process the next child waits for this one's telling
-                state = self._top_up(state, pending)
-            for ticket, members in arrived.items():
-                self.scorer.apply(members, done[ticket])
-                self._failures += int(done[ticket].failures)
-                self._per_member.learn([m.eval_seconds for m in members], members[0].worker if members else None)
+            state, returned = self._returned(state, pending)
+            for members, result in returned:
+                self._scored(members, result)
                 state, generation, reason = self._arrive(state, generation, members)
                 if reason is not None:
                     return state, reason
         return state, reason
+
+    def _returned(self, state: State, pending: dict[int, list[Member]]) -> \
+            tuple[State, list[tuple[list[Member], Evaluated]]]:
+        """Top up what is in flight, wait for any batch back, and send the freed workers theirs
+        first: the batches back (members, result), in submission order, not yet applied."""
+        state = self._top_up(state, pending)
+        done = self.scorer.evaluator.wait(list(pending))
+        returned = [(pending.pop(ticket), done[ticket]) for ticket in sorted(done)]
+        if self.workers:  # in-process the next child waits for this one's telling
+            state = self._top_up(state, pending)
+        return state, returned
+
+    def _scored(self, members: list[Member], result: Evaluated) -> None:
+        """A batch's result applied to its members, its failures and timing counted."""
+        self.scorer.apply(members, result)
+        self._failures += int(result.failures)
+        self._per_member.learn([m.eval_seconds for m in members], members[0].worker if members else None)
 
     def _top_up(self, state: State, pending: dict[int, list[Member]]) -> State:
         """Breed and send batches until `_in_flight()` are pending."""

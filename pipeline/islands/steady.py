@@ -92,15 +92,9 @@ class SteadyIsland(AsyncLoop):
         later, self.later = self.later, []
         state = self._take(state, later, done, last)
         while state.generation < last:
-            state = self._top_up(state, self.pending)
-            ready = self.scorer.evaluator.wait(list(self.pending))
-            arrived = {ticket: self.pending.pop(ticket) for ticket in sorted(ready)}
-            if self.workers:  # the freed workers first
-                state = self._top_up(state, self.pending)
-            for ticket, members in arrived.items():
-                self.scorer.apply(members, ready[ticket])
-                self._failures += int(ready[ticket].failures)
-                self._per_member.learn([m.eval_seconds for m in members], members[0].worker if members else None)
+            state, returned = self._returned(state, self.pending)
+            for members, result in returned:
+                self._scored(members, result)
                 state = self._take(state, members, done, last)
         self.births = int(state.extra["births"])
         return self.rows.built(done), state.populations[0]
