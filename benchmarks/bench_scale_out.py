@@ -296,8 +296,9 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["1024:20:0", "1024:20:1", "256:20:0", "1024:2:0"],
                         help="lambda:t_ms:sigma")
     parser.add_argument("--algorithms", nargs="+", default=["mu+lambda", "steady-state", "islands"],
-                        help="mu+lambda, steady-state, islands, steady-state+islands, islands+steady (loop = own); islands+lag, /16 "
-                             "(chunk size); steady-state=8 (execution.in_flight = 8; default \"auto\")")
+                        help="mu+lambda, steady-state, islands, steady-state+islands, islands+steady (loop = "
+                             "own); islands+lag, /16 (chunk size); steady-state=8 (execution.in_flight = 8; "
+                             "default \"auto\")")
     parser.add_argument("--islands", type=int, default=8, help="island count for 'islands'")
     parser.add_argument("--interval", type=int, default=5, help="generations between migrations")
     parser.add_argument("--generations", type=int, default=20,

@@ -295,9 +295,10 @@ class RunSpec(_Strict):
         if content["islands"] is None:
             del content["islands"]
         else:
-            for key, default in (("lag", 0), ("loop", None)):
-                if content["islands"][key] == default:
-                    del content["islands"][key]
+            if content["islands"]["lag"] == 0:
+                del content["islands"]["lag"]
+            if not (content["islands"]["loop"] == "own" and content["population"]["algorithm"] == "steady-state"):
+                del content["islands"]["loop"]  # each algorithm's own default loop: the same trajectory
         if content["archive"] is None:
             del content["archive"]
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:10]

@@ -4,6 +4,7 @@ whole generations (issue 40: 23 failed reads in 3,708 while setcover-1000 ran)."
 from __future__ import annotations
 
 import json
+import itertools
 import shutil
 import subprocess
 import sys
@@ -153,9 +154,9 @@ def test_reading_a_running_run_thousands_of_times_never_fails(tmp_path, capsys):
     seen = set()  # the last generation of each generations() read
     try:
         run = _first_generation(path, writer)
-        i = -1
-        while i + 1 < ROUNDS or len(seen) <= 10:  # on a fast machine 1,200 reads took less than ten generations
-            i += 1
+        for i in itertools.count():
+            if i >= ROUNDS and len(seen) > 10:  # on a fast machine 1,200 reads took less than ten generations
+                break
             before = _whole(run.generations())
             assert not run.best().empty
             seen.add(before)

@@ -133,3 +133,13 @@ def test_a_runner_or_an_actor_killed_on_ray_loses_nothing_the_log_needs(tmp_path
     assert len(begun) == (2 if victim == "runner" else 1)
     _check_log(run, spec)
     assert run.generations()["generation"].max() == 8
+
+
+def test_a_generational_spec_naming_its_own_loop_keeps_its_run_id():
+    spec = _driver_spec()
+    spec["population"]["algorithm"] = "mu+lambda"
+    named = {**spec, "islands": {**spec["islands"], "loop": "own"}}
+    assert parse_spec(named).fingerprint() == parse_spec(spec).fingerprint()
+    driver = {**_driver_spec(), "islands": {**_driver_spec()["islands"], "loop": "driver"}}
+    assert parse_spec(driver).fingerprint() == parse_spec(_driver_spec()).fingerprint()
+    assert parse_spec(_spec()).fingerprint() != parse_spec(_driver_spec()).fingerprint()
