@@ -159,10 +159,10 @@ READERS = {"generations()": "run.generations()", "population()": "run.population
            "individuals(id)": "run.individuals(columns=['id'])"}
 
 
-def _spec(size: int, generations: int, offspring: int | None = None) -> dict:
+def _spec(size: int, generations: int, offspring: int | None = None, algorithm: str = "mu+lambda") -> dict:
     return {"name": "log-scale", "problem": "sleepy:Sleepy", "seed": 1, "generations": generations,
             "problem_options": {"ms": 0.0, "bits": 64}, "genome": {"kind": "sleepy:Bits"},
-            "population": {"size": size, "offspring": offspring or size, "tournament": 2},
+            "population": {"size": size, "offspring": offspring or size, "tournament": 2, "algorithm": algorithm},
             "execution": {"code_dir": str(SLEEPY), "workers": 0}}
 
 
@@ -244,6 +244,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100, help="population = offspring")
     parser.add_argument("--offspring", type=int, default=None, help="offspring a generation (default: --size)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--algorithm", default="mu+lambda", choices=["mu+lambda", "steady-state"],
+                        help="population.algorithm (steady-state: a generation is `offspring` arrivals)")
     parser.add_argument("--no-baseline", action="store_true", help="no run without the log (10^7 rows: the reads)")
     parser.add_argument("--parts", action="store_true", help="also a run timing the log's parts (thread CPU)")
     parser.add_argument("--out", type=Path, default=None, help="keep the logged run here")
@@ -253,12 +255,13 @@ def main() -> None:
     CHECKOUT = args.checkout.resolve()
     offspring = args.offspring or args.size
     generations = (args.rows - args.size) // offspring  # generation 0 is the population, then `offspring` each
-    spec = json.dumps(_spec(args.size, generations, offspring))
+    spec = json.dumps(_spec(args.size, generations, offspring, args.algorithm))
     rows = args.size + offspring * generations
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = args.out or Path(tmp) / "on"
         cpu, driver, wall, late = _alternate(spec, run_dir, Path(tmp), args.rounds, args.no_baseline)
-        print(f"{rows:,} rows (population {args.size}, {generations:,} generations of {offspring}), {args.rounds} round(s)")
+        print(f"{rows:,} rows ({args.algorithm}, population {args.size}, {generations:,} generations of {offspring}), "
+              f"{args.rounds} round(s)")
         _print_costs(cpu, driver, wall, rows, rows - args.size)
         print(f"late/early generation time {', '.join(f'{r:.2f}' for r in late)}")
         if args.parts:

@@ -24,7 +24,7 @@ evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes; the run's sleeps repeated to fill at least 10 s a worker), because W processes waking on 2 cores cost something by
 themselves. Beside each efficiency, from the end of generation 0 to the end of
 the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
-actors, island runners, the islands' former dispatcher, the driver), and by
+actors, island runners, the log's writer process, the driver), and by
 process (each island runner, the busiest actor: no process of a run should
 spend more than 8 µs an evaluation on 2 cores, issue 41), and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
@@ -253,14 +253,14 @@ def per_process(processes: list[tuple[str, float]], evaluations: int) -> dict[st
 
 
 def _processes(us: dict[str, list[float]]) -> str:
-    """The per-process table's cells: driver, each island runner, dispatcher, actors max / mean,
+    """The per-process table's cells: driver, each island runner, the log's writer, actors max / mean,
     Ray's busiest daemon (a cost per second, not per evaluation)."""
     def top(role: str) -> str:
         return f"{us[role][0]:.1f}" if us.get(role) else "-"
     runners = " ".join(f"{v:.1f}" for v in us.get("runners", [])) or "-"
     actors = us.get("actors", [])
     spread = f"{max(actors):.1f} / {np.mean(actors):.1f}" if actors else "-"
-    return f"{top('driver')} | {runners} | {top('dispatcher')} | {spread} | {top('ray')}"
+    return f"{top('driver')} | {runners} | {top('writer')} | {spread} | {top('ray')}"
 
 
 def _busiest(us: dict[str, list[float]]) -> float:
@@ -276,10 +276,10 @@ def _median_by_role(rounds: list[dict[str, float]]) -> dict[str, float]:
 
 
 def _roles(ms: dict[str, float]) -> str:
-    """CPU ms per evaluation (actors / island runners / their dispatcher / driver); cores busy (Ray's daemons)."""
+    """CPU ms per evaluation (actors / island runners / the log's writer / driver); cores busy (Ray's daemons)."""
     if not ms:
         return "-"
-    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "dispatcher", "driver")) + \
+    return " / ".join(f"{ms.get(role, 0.0):.3f}" for role in ("actors", "runners", "writer", "driver")) + \
         f"; {ms.get('cores', 0.0):.2f} ({ms.get('ray_cores', 0.0):.2f})"
 
 
@@ -314,7 +314,7 @@ def main() -> None:
     args = parser.parse_args()
 
     print("| W | λ | t ms | σ | algorithm | efficiency | ceiling (chunk) | of ceiling | end to end s | CPU ms per "
-          "evaluation: actors / runners / dispatcher / driver; cores busy (Ray's daemons) | the ceiling's |", flush=True)
+          "evaluation: actors / runners / log writer / driver; cores busy (Ray's daemons) | the ceiling's |", flush=True)
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     roles = CpuByRole().start()
     try:
@@ -356,13 +356,14 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                   f"{_spread(row['efficiencies'])} | {_spread(row['ceilings'])} ({row['ceiling_chunk']}) | "
                   f"{row['of_ceiling']:.2f} | {row['seconds']:.0f} | {_roles(row['cpu_ms'])} | "
                   f"{_roles(row['ceiling_cpu_ms'])} |", flush=True)
-            print(f"  - CPU µs per evaluation by process: driver | each island runner | dispatcher | actors "
+            print(f"  - CPU µs per evaluation by process: driver | each island runner | log writer | actors "
                   f"max / mean | Ray's busiest daemon: {_processes(row['process_us'])}", flush=True)
             if row.get("run_cpu_us"):  # what the run measured itself (run.json; generation 0 included)
                 own = row["run_cpu_us"]
                 islands = " ".join(f"{v:.1f}" for v in own["islands"])
+                writer = "-" if own.get("writer") is None else f"{own['writer']:.1f}"
                 print(f"  - the run's own (run.json, first round, generation 0 included): driver | each island "
-                      f"runner | actors max / mean: {own['driver']:.1f} | {islands} | "
+                      f"runner | log writer | actors max / mean: {own['driver']:.1f} | {islands} | {writer} | "
                       f"{own['actors']['max']:.1f} / {own['actors']['mean']:.1f}", flush=True)
             for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
                 if timeline:

@@ -2,8 +2,8 @@
 
 Why: on a 2-core machine the scale-out figures are bounded by CPU, not by
 waiting, so the benchmark reports where the CPU of each evaluation went
-(evaluation actors, island runners and dispatcher, Ray's own daemons, the
-driver), against the bare-actor ceiling's. A thread reads every process's
+(evaluation actors, island runners, Ray's own daemons, the log's writer
+process, the driver), against the bare-actor ceiling's. A thread reads every process's
 user + system time each `PERIOD` s; a process's share of a window is its
 last reading minus its first (0 for one born inside it), so the CPU of a
 process that dies between two readings is short by at most one period.
@@ -19,7 +19,8 @@ from collections import Counter
 PERIOD = 1.0  # a reading held the driver's GIL ~20 ms at 64 workers under load (py-spy): once a second
 _TICK = os.sysconf("SC_CLK_TCK")
 ROLES = {"ray::_TaskActor": "actors", "ray::_StealingTaskActor": "actors", "ray::Sleeper": "actors",
-         "ray::IslandRunner": "runners", "ray::Dispatcher": "dispatcher"}  # anything else of Ray's: "ray"
+         "ray::IslandRunner": "runners"}  # anything else of Ray's: "ray"
+WRITER = "evo-log-writer"  # the log's writer process (`pipeline.records.writer_process`): role "writer"
 
 
 def _role(command: str) -> str | None:
@@ -40,6 +41,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def _writer(pid: str) -> bool:
+    """Process `pid` is the log's writer of this driver's run (its fork, named by prctl)."""
+    with open(f"/proc/{pid}/comm") as f:
+        if f.read().strip() != WRITER:
+            return False
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid()
+
+
 def _readings() -> dict[int, tuple[str, float]]:
     """(role, CPU seconds) of every Ray process now, by pid (this process excluded: see `driver`)."""
     found = {}
@@ -48,7 +58,7 @@ def _readings() -> dict[int, tuple[str, float]]:
             continue
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
-                role = _role(f.read().replace(b"\0", b" ").decode(errors="replace"))
+                role = "writer" if _writer(entry) else _role(f.read().replace(b"\0", b" ").decode(errors="replace"))
             if role is None:
                 continue
             found[int(entry)] = (role, cpu_seconds(int(entry)))

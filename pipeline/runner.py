@@ -134,8 +134,7 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
            on_generation: Progress | None, on_start: Callable[[int, int, str, int], None] | None) -> str:
     """Run generations until a stop condition; returns the stop reason."""
     spec = prepared.spec
-    recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise,
-                        tables_built=prepared.runners)
+    recorder = Recorder(spec, rundir, Schema(_run_id(spec), prepared.kind, prepared.objectives), prepared.noise)
     tracking = None
     failed = True  # until the verdict is written (sys.exc_info() would also see a caller's exception)
     try:

@@ -3,7 +3,7 @@
 A process that spends s seconds of CPU per evaluation of the run caps it at
 1 / s evaluations a second however many cores the cluster has (DESIGN.md,
 "Scale-out"). So the run measures it for itself: the driver its own process
-(every thread: Ray's and the log writer's too), and each island runner and
+(every thread: Ray's too), the log's writer process its own, and each island runner and
 evaluation actor its own (`time.process_time()` there): a runner's with each
 epoch it sends, an actor's asked (`cpu()`) once the islands are up and once
 more at the end. A runner or actor lost meanwhile counts what it had spent
@@ -21,8 +21,9 @@ __all__ = ["cpu_summary"]
 
 def cpu_summary(spent: dict[str, float], driver: float, evaluations: int) -> dict[str, Any] | None:
     """µs of CPU per evaluation of the run: the driver's, each island runner's (`spent` keys
-    "island <i>"), the actors' (keys "actor-<n>") max and mean, and the busiest process named.
-    None with no evaluation to divide by."""
+    "island <i>"), the log writer process's (key "log writer", None where it is a thread of the
+    driver), the actors' (keys "actor-<n>") max and mean, and the busiest process named. None
+    with no evaluation to divide by."""
     if evaluations <= 0:
         return None
 
@@ -31,12 +32,15 @@ def cpu_summary(spent: dict[str, float], driver: float, evaluations: int) -> dic
 
     islands = sorted((int(label.split()[1]), per(s)) for label, s in spent.items() if label.startswith("island "))
     actors = {label: per(s) for label, s in spent.items() if label.startswith("actor-")}
-    every = {"driver": per(driver), **{f"island {i}": us for i, us in islands}, **actors}
+    writer = per(spent["log writer"]) if "log writer" in spent else None
+    every = {"driver": per(driver), **{f"island {i}": us for i, us in islands}, **actors,
+             **({} if writer is None else {"log writer": writer})}
     busiest = max(every, key=every.__getitem__)
     return {
         "evaluations": evaluations,
         "driver": every["driver"],
         "islands": [us for _, us in islands],
+        "writer": writer,
         "actors": {"count": len(actors), "max": max(actors.values(), default=0.0),
                    "mean": round(sum(actors.values()) / len(actors), 2) if actors else 0.0},
         "busiest": {"process": busiest, "us": every[busiest]},

@@ -18,6 +18,7 @@ import pyarrow as pa
 from ..evolution.islands import Plan
 from ..evolution.members import Member, Objectives
 from ..evolution.state import State, variation_rng
+from ..records.ipc import PackedTable
 from ..records.schema import Fields, Schema
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class IslandGeneration:
     the hall of fame (`Tracker.candidates`), and counts."""
 
     generation: int
-    table: pa.Table | None  # its scored members' individuals rows (`selected` set by the driver)
+    table: pa.Table | PackedTable | None  # its scored members' individuals rows (`selected` set by the log's writer)
     population: list[Member] | Changes  # alive after it (before any migration); from a runner, as changes
     candidates: list[Member]
     evaluations: int

@@ -26,12 +26,12 @@ pass emigrants to each other and score on their own actors (`on_ray.py`). The dr
 
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import replace
-
-import pyarrow as pa
-import pyarrow.compute as pc
 from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
 
 from operators.migration import emigrants
 
@@ -41,6 +41,7 @@ from ..evolution.members import Member, Objectives
 from ..evolution.scoring import Scorer
 from ..evolution.state import State
 from ..evolution.tracking import Tracker, check_some_viable
+from ..records.island_rows import IslandRows
 from ..records.schema import Schema
 from ..evolution.islands import Plan, migrated
 from .cpu import cpu_summary
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
     from ..evolution.parts import Parts
 
 __all__ = ["Backend", "InProcessIslands", "IslandLoop", "IslandsLost", "island_loop"]
+
+_ID = operator.attrgetter("id")
 
 _POLL_SECONDS = 1.0
 MAX_RESTARTS = 3  # restarts after losing island runners or an island's actors, in one session, before giving up
@@ -78,7 +81,9 @@ class TableRecording(Protocol):
 
     schema: Schema
 
-    def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State: ...
+    def record_table(self, state: State, rows: IslandRows, failures: int, started: float) -> State: ...
+
+    def writer_cpu(self) -> float | None: ...
 
 
 class InProcessIslands:
@@ -147,8 +152,9 @@ class IslandLoop:
                 state = self._record(state)
                 reason = self.tracker.stop_reason(state)
                 if reason is not None:
-                    self.cpu = cpu_summary(self.backend.cpu_spent(), time.process_time() - started,
-                                           state.evaluations - evaluated)
+                    spent, writer = self.backend.cpu_spent(), self.recorder.writer_cpu()
+                    self.cpu = cpu_summary({**spent, **({} if writer is None else {"log writer": writer})},
+                                           time.process_time() - started, state.evaluations - evaluated)
                     return state, reason
         finally:
             self.backend.close()
@@ -260,26 +266,11 @@ class IslandLoop:
         state = self.tracker.update(state, candidates, evaluations)  # placed migrants are copies, not evaluations
         finished = max(d.finished for d in done)
         seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)
-        table = individuals(self.recorder.schema, generation, [d.table for d in done], migrants, state.population)
-        state = self.recorder.record_table(state, table, sum(d.failures for d in done), time.perf_counter() - seconds)
+        rows = IslandRows([d.table for d in done], np.fromiter(map(_ID, state.population), np.int64, len(state.population)),
+                          Schema.fields(migrants) if migrants else None)
+        state = self.recorder.record_table(state, rows, sum(d.failures for d in done), time.perf_counter() - seconds)
         announce(self.hooks, self.tracker, state)
         return state
-
-
-def individuals(schema: Schema, generation: int, tables: list[pa.Table], migrants: list[Member],
-                alive: list[Member]) -> pa.Table:
-    """A generation's individuals rows: every island's, then the migrants placed after it; a scored
-    member is `selected` if alive after the migration. Without `schema.viability` (a run older
-    than those columns) `viable` and `error` only if an evaluation failed, as `Schema.individuals`."""
-    scored = pa.concat_tables(tables, promote_options="default")
-    selected = pc.is_in(scored["id"], value_set=pa.array([m.id for m in alive], pa.int64()))
-    scored = scored.set_column(scored.schema.get_field_index("selected"), "selected", selected)
-    if migrants:
-        placed = Schema(schema.run_id, schema.kind, schema.objectives, True).individuals(generation, migrants, True)
-        scored = pa.concat_tables([scored, placed], promote_options="default")
-    if not schema.viability and scored["error"].null_count == len(scored):
-        scored = scored.drop_columns(["viable", "error"])
-    return scored
 
 
 def island_loop(spec: RunSpec, parts: Parts, evaluator: Evaluator, tracker: Tracker, recorder: TableRecording,

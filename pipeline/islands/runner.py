@@ -21,12 +21,12 @@ import time
 from dataclasses import replace
 from typing import Any
 
-import pyarrow as pa
 from fitness.plugins import install_bundle
 
 from ..evolution.members import Member
 from ..evolution.scoring import Scorer
 from ..evolution.tracking import Tracker
+from ..records.ipc import pack_table
 from .actors import IslandActors, Slot
 from ..evolution.islands import Plan, migrated
 from .epochs import IslandGeneration, Rows
@@ -35,18 +35,17 @@ from .travel import Changes, pack_members, unpack_members
 
 __all__ = ["IslandRunner", "received"]
 
-Sent = list[tuple[Changes, list, IslandGeneration]]  # an epoch's generations, their members packed
+Sent = list[tuple[Changes, list, IslandGeneration]]  # an epoch's generations, their members and tables packed
 
 
 def _sent(done: list[IslandGeneration], start: list[Member]) -> Sent:
     """An epoch's generations as they travel: each population as its changes since the one before
-    (`start` for the first: the driver holds it, settled), candidates packed, tables as Arrow
-    IPC bytes (read back in C++; Ray's own pickling of a table rebuilt it array by array in
-    Python, in the driver)."""
+    (`start` for the first: the driver holds it, settled), candidates packed, each table as a
+    compressed IPC stream (`records.ipc`), which the driver hands on to its log's writer unread."""
     sent, before = [], start
     for generation in done:
         sent.append((Changes.of(generation.population, before), pack_members(generation.candidates),
-                     replace(generation, population=[], candidates=[], table=_ipc(generation.table))))
+                     replace(generation, population=[], candidates=[], table=pack_table(generation.table))))
         before = generation.population
     return sent
 
@@ -54,16 +53,8 @@ def _sent(done: list[IslandGeneration], start: list[Member]) -> Sent:
 def received(sent: Sent, fitness_class: type) -> list[IslandGeneration]:
     """An epoch's generations as the runner did them (fitness from the weighted values it sent);
     each population still as its `Changes`, for the driver to rebuild from the one before."""
-    return [replace(generation, population=population, candidates=unpack_members(candidates, fitness_class),
-                    table=pa.ipc.open_stream(generation.table).read_all())
+    return [replace(generation, population=population, candidates=unpack_members(candidates, fitness_class))
             for population, candidates, generation in sent]
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
 
 
 class IslandRunner:

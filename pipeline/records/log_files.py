@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ import pyarrow.compute as pc
 from ..evolution.members import Member
 from ..spec import RunSpec
 from .compaction import BLOCK_ROWS, Generation, compact
+from .island_rows import IslandRows
 from .rundir import RunDir
 from .schema import Fields, Schema
 
@@ -25,11 +27,11 @@ __all__ = ["Commit", "LogFiles"]
 
 @dataclass
 class Commit:
-    """A generation handed to the writer: its rows (members' `fields`, or a table built
-    elsewhere) and what its record and the derived files need."""
+    """A generation handed to the writer: its rows (members' `fields`, or an island generation's
+    tables built elsewhere) and what its record and the derived files need."""
     generation: int
     fields: Fields | None
-    table: pa.Table | None
+    built: IslandRows | None
     islands: bool
     keep: set[int] | None  # `[log] individuals`: the ids a thinned generation keeps (None: all)
     checkpoint: dict[str, Any]
@@ -77,10 +79,10 @@ class LogFiles:
     def _tables(self, commits: list[Commit]) -> list[pa.Table]:
         """Each commit's table: runs of commits of members built as one (`Schema.tables`)."""
         tables: list[pa.Table] = []
-        for built, group in itertools.groupby(commits, key=lambda c: (c.table is not None, c.islands)):
+        for built, group in itertools.groupby(commits, key=lambda c: (c.built is not None, c.islands)):
             group = list(group)
             if built[0]:
-                tables += [c.table for c in group]
+                tables += [c.built.table(self.schema, c.generation) for c in group]
             else:
                 tables += self.schema.tables([(c.generation, c.fields) for c in group], islands=built[1])
         return tables
@@ -117,6 +119,10 @@ class LogFiles:
         self.write_derived()
         if self.recent_rows or any(not p.compacted for p in self.rundir.pieces().pieces):
             self._compact()
+
+    def cpu_seconds(self) -> float:
+        """The CPU seconds of the process this runs in (the writer process's own, when apart)."""
+        return time.process_time()
 
     def close(self) -> None:
         """The writer's last step, whatever happened before."""

@@ -22,7 +22,6 @@ from dataclasses import replace
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 from deap import tools
 
 from operators.selection import oldest_first_ranking
@@ -35,6 +34,7 @@ from ..evolution.state import State
 from ..spec import RunSpec
 from ..spec_log import thinning
 from .dataset import committed, piece_record
+from .island_rows import IslandRows
 from .log_files import Commit, LogFiles
 from .rundir import RunDir
 from .schema import Fields, Schema
@@ -55,17 +55,13 @@ LINGER_SECONDS = 0.2  # or this long after its last write (sooner: written at on
 
 
 class Recorder:
-    def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema, noise: NoiseControl,
-                 tables_built: bool = False) -> None:
-        """`tables_built`: the individuals tables arrive built (`record_table`: islands on
-        runners), so the writer is a thread of this process (see `writer_process.py`)."""
+    def __init__(self, spec: RunSpec, rundir: RunDir, schema: Schema, noise: NoiseControl) -> None:
         self.spec = spec
         self.rundir = rundir
         self.schema = schema
         self.noise = noise
         self._files = LogFiles(spec, rundir, schema)  # forked into the writer process at the first write
-        self._writer = log_writer(self._files, BATCH_ROWS, BATCH_GENERATIONS, LINGER_SECONDS,
-                                  apart=not tables_built)
+        self._writer = log_writer(self._files, BATCH_ROWS, BATCH_GENERATIONS, LINGER_SECONDS)
         self._hall_sent: list[tuple[int, Any]] | None = None  # the hall of fame last sent (ids, fitness)
         self._due_at = 0.0  # when checkpoint.json and best.json are next due (monotonic)
         self._first_generation = 0  # the first this recorder commits (after a resume's last)
@@ -81,15 +77,15 @@ class Recorder:
         islands = len(state.populations) > 1 or self.spec.islands is not None
         return self._record(state, self.schema.fields(scored), None, islands, failures, started)
 
-    def record_table(self, state: State, table: pa.Table, failures: int, started: float) -> State:
+    def record_table(self, state: State, rows: IslandRows, failures: int, started: float) -> State:
         """`record` of a generation whose individuals rows were built elsewhere (island runners)."""
-        return self._record(state, None, table, True, failures, started)
+        return self._record(state, None, rows, True, failures, started)
 
-    def _record(self, state: State, fields: Fields | None, table: pa.Table | None, islands: bool, failures: int,
+    def _record(self, state: State, fields: Fields | None, built: IslandRows | None, islands: bool, failures: int,
                 started: float) -> State:
         row = self.schema.generation_row(state.generation, viable(state.population), state.evaluations, failures)
         row.update(state.extra.get("row") or {})  # an algorithm's own columns (MAP-Elites: qd_score, coverage)
-        rows = len(fields.rows) if fields is not None else table.num_rows
+        rows = len(fields.rows) if fields is not None else built.rows
         self._writer.wait(QUEUE_ROWS - rows, QUEUE_GENERATIONS)
         seconds = time.perf_counter() - started
         row.update(wall_seconds=seconds, elapsed_seconds=state.elapsed + seconds)
@@ -98,7 +94,7 @@ class Recorder:
         due = time.monotonic() >= self._due_at
         if due:
             self._due_at = time.monotonic() + DERIVED_SECONDS
-        commit = Commit(state.generation, fields, table, islands, self._kept(state), self.checkpoint(state), row,
+        commit = Commit(state.generation, fields, built, islands, self._kept(state), self.checkpoint(state), row,
                         self._hall_changed(state.hall_of_fame), due)
         if state.generation == self._first_generation:
             self._writer = fitting(self._writer, commit)
@@ -138,6 +134,10 @@ class Recorder:
                           list(state.rows))
         self._hall_sent = _hall_key(state.hall_of_fame)
         self._first_generation = state.generation + 1
+
+    def writer_cpu(self) -> float | None:
+        """CPU seconds the log's writer process has spent (None: it runs in this process)."""
+        return self._writer.cpu_seconds()
 
     def flush(self) -> None:
         """Wait until every generation handed to the writer is on disk (raising a failed write's

@@ -14,9 +14,10 @@ a SIGKILLed run loses what was queued, as with a thread, and no writer outlives
 its run to race the next resume; it ignores SIGINT and SIGTERM, which reach a
 terminal's whole process group: the loop closes it. Where `fork` is not the
 platform's (not Linux), the same `BatchWriter` runs as a thread of the loop's
-process; so it does for islands on runners (`Recorder`), whose tables arrive
-built: there the writer's work is Arrow's, outside the lock, and with a fork
-the island driver spent more than with the thread.
+process. Islands on runners send their tables packed (`ipc.py`), and those go
+down the pipe as they came (`island_rows.py`), where the writer's work on them
+cost the island driver's process 1.1-1.7 µs an evaluation as a thread of it
+(benchmarks/README.md, "Islands: the log's rows smaller, its writer apart").
 """
 
 from __future__ import annotations
@@ -112,6 +113,11 @@ class LogWriterProcess:
             if reply is not None and reply[0] == "failed":
                 raise reply[1]
 
+    def cpu_seconds(self) -> float | None:
+        """The writer process's CPU seconds so far, once everything handed over is written (None:
+        not started)."""
+        return None if self._process is None else self.call("cpu_seconds")
+
     def close(self) -> None:
         """Write what is queued, then end the process (errors: see `wait`)."""
         if self._process is None:
@@ -199,6 +205,10 @@ class LogWriterThread:
     @property
     def items(self) -> int:
         return self._writer.items
+
+    def cpu_seconds(self) -> None:
+        """None: the writer's CPU is this process's own."""
+        return None
 
     def call(self, name: str, *args: Any) -> Any:
         self._writer.wait(raises=False)  # a failed write's error is `wait`'s to raise

@@ -172,6 +172,8 @@ def _cpu_per_evaluation(cpu: dict[str, Any] | None) -> list[Block]:
         return []
     actors = cpu["actors"]
     rows = [["driver", fmt(cpu["driver"])], *([f"island {i}", fmt(us)] for i, us in enumerate(cpu["islands"]))]
+    if cpu.get("writer") is not None:  # (run.json of runs before the writer process had none)
+        rows.append(["log writer", fmt(cpu["writer"])])
     if actors["count"]:
         rows += [[f"evaluation actors, max of {actors['count']}", fmt(actors["max"])],
                  ["evaluation actors, mean", fmt(actors["mean"])]]

@@ -55,3 +55,24 @@ def test_a_population_travels_as_its_changes_and_is_rebuilt_from_the_one_before(
     assert [m.id for m in rebuilt] == [3, 7, 0, 8]
     assert rebuilt[0] is held[3] and rebuilt[2] is held[0]
     assert rebuilt[1].columns == {"a": 7.0} and np.array_equal(rebuilt[3].genome, population[3].genome)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(0, 6), kind=st.sampled_from(["ints", "floats", "strings", "meta"]))
+def test_a_log_table_arrives_as_it_left(rows, kind):
+    """A generation's log table travels as a compressed IPC stream (`records.ipc`): the same rows,
+    types and metadata, an empty one included, and its row count readable without unpacking."""
+    import pickle
+
+    import pyarrow as pa
+
+    from pipeline.records.ipc import pack_table, unpack_table
+
+    column = {"ints": pa.array(range(rows), pa.int64()), "floats": pa.array([0.5 * i for i in range(rows)]),
+              "strings": pa.array([f"w{i}" if i % 2 else None for i in range(rows)], pa.string()),
+              "meta": pa.array(range(rows), pa.int64())}[kind]
+    table = pa.table({"id": pa.array(range(rows), pa.int64()), "value": column})
+    table = table.replace_schema_metadata({"k": "v"}) if kind == "meta" else table
+    packed = pickle.loads(pickle.dumps(pack_table(table)))
+    back = unpack_table(packed)
+    assert packed.rows == rows and back.equals(table) and back.schema.metadata == table.schema.metadata

@@ -140,17 +140,28 @@ def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
     assert schema.ranks(members) == [expected[id(m)] for m in members]
 
 
-def test_a_commit_travels_to_the_writer_process_with_its_table_equal():
-    """(Tables arrive built only from island runners, whose writer is a thread; one pickled
-    anyway keeps its rows and metadata.)"""
+def test_an_island_generation_travels_to_the_writer_process_with_its_rows_equal():
+    """Island rows go down the writer's pipe packed (as the runners sent them, or packed there):
+    the same rows, `selected` from the ids alive after the migration, the migrants' rows after
+    the islands', metadata kept."""
+    from pipeline.records.ipc import pack_table, unpack_table
+    from pipeline.records.island_rows import IslandRows
     from pipeline.records.log_files import Commit
 
     schema = Schema("run-1", BATCH_KIND, SimpleNamespace(mode="weighted", fitness_class=creator.Fitness_p1))
     members = [Member(id=i, born=0, genome=[True, False], parents=[], origin="random", columns={"ones": i},
-                      worker="w1", fitness=creator.Fitness_p1((float(i),))) for i in range(4)]
-    table = schema.individuals(3, members, islands=True).replace_schema_metadata({"k": "v"})
-    commit = Commit(3, None, table, True, None, {"generation": 3}, {"generation": 3}, None, False)
+                      worker="w1", fitness=creator.Fitness_p1((float(i),))) for i in range(6)]
+    tables = [schema.individuals(3, members[:2], islands=True).replace_schema_metadata({"k": "v"}),
+              schema.individuals(3, members[2:4], islands=True), schema.individuals(3, [], islands=True)]
+    rows = IslandRows([tables[0], pack_table(tables[1]), tables[2]], np.array([1, 2, 5], dtype=np.int64),
+                      Schema.fields(members[4:]))
+    commit = Commit(3, None, rows, True, None, {"generation": 3}, {"generation": 3}, None, False)
     back = pickle.loads(pickle.dumps(commit))
-    assert back.table.equals(table) and back.table.schema.metadata == table.schema.metadata
-    assert {k: v for k, v in back.__dict__.items() if k != "table"} == \
-        {k: v for k, v in commit.__dict__.items() if k != "table"}
+    assert back.built.rows == rows.rows == 6
+    assert all(unpack_table(a).equals(b) and unpack_table(a).schema.metadata == b.schema.metadata
+               for a, b in zip(back.built.tables, tables))
+    table = back.built.table(schema, 3)
+    assert table.equals(rows.table(schema, 3))
+    assert table["id"].to_pylist() == list(range(6)) and table["selected"].to_pylist()[:4] == [False, True, True, False]
+    assert {k: v for k, v in back.__dict__.items() if k != "built"} == \
+        {k: v for k, v in commit.__dict__.items() if k != "built"}
