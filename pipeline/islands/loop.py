@@ -266,8 +266,8 @@ class IslandLoop:
         state = self.tracker.update(state, candidates, evaluations)  # placed migrants are copies, not evaluations
         finished = max(d.finished for d in done)
         seconds, self._finished = max(0.0, finished - self._finished), max(finished, self._finished)
-        rows = IslandRows([d.table for d in done], np.fromiter(map(_ID, state.population), np.int64, len(state.population)),
-                          Schema.fields(migrants) if migrants else None)
+        alive = np.fromiter(map(_ID, state.population), np.int64, len(state.population))
+        rows = IslandRows([d.table for d in done], alive, Schema.fields(migrants) if migrants else None)
         state = self.recorder.record_table(state, rows, sum(d.failures for d in done), time.perf_counter() - seconds)
         announce(self.hooks, self.tracker, state)
         return state

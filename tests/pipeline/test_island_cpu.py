@@ -49,6 +49,6 @@ def test_the_summary_names_the_process_of_most_cpu_per_evaluation(seconds, drive
     assert len(cpu["islands"]) == len(islands)  # in island order
     assert cpu["islands"] == [round(v / evaluations * 1e6, 2) for _, v in islands]
     assert cpu["writer"] == (round(seconds["log writer"] / evaluations * 1e6, 2) if "log writer" in seconds else None)
-    every = [cpu["driver"], *cpu["islands"], cpu["actors"]["max"], *([cpu["writer"]] if cpu["writer"] is not None else [])]
+    every = [cpu["driver"], *cpu["islands"], cpu["actors"]["max"], *[w for w in [cpu["writer"]] if w is not None]]
     assert cpu["busiest"]["us"] == max(every)
     assert cpu_summary(seconds, driver, 0) is None
