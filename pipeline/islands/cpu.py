@@ -19,11 +19,12 @@ from typing import Any
 __all__ = ["cpu_summary"]
 
 
-def cpu_summary(spent: dict[str, float], driver: float, evaluations: int) -> dict[str, Any] | None:
+def cpu_summary(spent: dict[str, float], driver: float, evaluations: int,
+                writer: float | None = None) -> dict[str, Any] | None:
     """µs of CPU per evaluation of the run: the driver's, each island runner's (`spent` keys
-    "island <i>"), the log writer process's (key "log writer", None where it is a thread of the
-    driver), the actors' (keys "actor-<n>") max and mean, and the busiest process named. None
-    with no evaluation to divide by."""
+    "island <i>"), the log's writer process's (`writer` seconds; None where it is a thread of
+    the driver), the actors' (keys "actor-<n>") max and mean, and the busiest process named.
+    None with no evaluation to divide by."""
     if evaluations <= 0:
         return None
 
@@ -32,15 +33,15 @@ def cpu_summary(spent: dict[str, float], driver: float, evaluations: int) -> dic
 
     islands = sorted((int(label.split()[1]), per(s)) for label, s in spent.items() if label.startswith("island "))
     actors = {label: per(s) for label, s in spent.items() if label.startswith("actor-")}
-    writer = per(spent["log writer"]) if "log writer" in spent else None
-    every = {"driver": per(driver), **{f"island {i}": us for i, us in islands}, **actors,
-             **({} if writer is None else {"log writer": writer})}
+    every = {"driver": per(driver), **{f"island {i}": us for i, us in islands}, **actors}
+    if writer is not None:
+        every["log writer"] = per(writer)
     busiest = max(every, key=every.__getitem__)
     return {
         "evaluations": evaluations,
         "driver": every["driver"],
         "islands": [us for _, us in islands],
-        "writer": writer,
+        "writer": every.get("log writer"),
         "actors": {"count": len(actors), "max": max(actors.values(), default=0.0),
                    "mean": round(sum(actors.values()) / len(actors), 2) if actors else 0.0},
         "busiest": {"process": busiest, "us": every[busiest]},

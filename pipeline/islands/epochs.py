@@ -13,12 +13,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
 from ..evolution.islands import Plan
 from ..evolution.members import Member, Objectives
 from ..evolution.state import State, variation_rng
-from ..records.ipc import PackedTable
+from ..records.ipc import PackedTable, pack_table
 from ..records.schema import Fields, Schema
 
 if TYPE_CHECKING:
@@ -44,7 +42,7 @@ class IslandGeneration:
     the hall of fame (`Tracker.candidates`), and counts."""
 
     generation: int
-    table: pa.Table | PackedTable | None  # its scored members' individuals rows (`selected` set by the log's writer)
+    table: PackedTable | None  # its scored members' individuals rows (`selected` set by the log's writer)
     population: list[Member] | Changes  # alive after it (before any migration); from a runner, as changes
     candidates: list[Member]
     evaluations: int
@@ -79,10 +77,11 @@ class Rows:
         return IslandGeneration(generation, None, population, candidates, len(scored), failures, finished)
 
     def built(self, done: list[IslandGeneration]) -> list[IslandGeneration]:
-        """`done`, the generations `of` made since the last call, with their tables."""
+        """`done`, the generations `of` made since the last call, with their tables packed (as they
+        travel to the driver and on to its log's writer, `records.ipc`)."""
         taken, self.taken = self.taken[len(self.taken) - len(done):], []  # (an epoch that raised left its own)
         tables = self.schema.tables(taken, islands=True)
-        return [replace(generation, table=table) for generation, table in zip(done, tables, strict=True)]
+        return [replace(generation, table=pack_table(table)) for generation, table in zip(done, tables, strict=True)]
 
 
 def evolve(algorithm: Algorithm, scorer: Scorer, rows: Rows, plan: Plan, island: int, population: list[Member],

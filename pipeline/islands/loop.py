@@ -152,9 +152,8 @@ class IslandLoop:
                 state = self._record(state)
                 reason = self.tracker.stop_reason(state)
                 if reason is not None:
-                    spent, writer = self.backend.cpu_spent(), self.recorder.writer_cpu()
-                    self.cpu = cpu_summary({**spent, **({} if writer is None else {"log writer": writer})},
-                                           time.process_time() - started, state.evaluations - evaluated)
+                    self.cpu = cpu_summary(self.backend.cpu_spent(), time.process_time() - started,
+                                           state.evaluations - evaluated, self.recorder.writer_cpu())
                     return state, reason
         finally:
             self.backend.close()

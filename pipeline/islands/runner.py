@@ -26,7 +26,6 @@ from fitness.plugins import install_bundle
 from ..evolution.members import Member
 from ..evolution.scoring import Scorer
 from ..evolution.tracking import Tracker
-from ..records.ipc import pack_table
 from .actors import IslandActors, Slot
 from ..evolution.islands import Plan, migrated
 from .epochs import IslandGeneration, Rows
@@ -40,12 +39,12 @@ Sent = list[tuple[Changes, list, IslandGeneration]]  # an epoch's generations, t
 
 def _sent(done: list[IslandGeneration], start: list[Member]) -> Sent:
     """An epoch's generations as they travel: each population as its changes since the one before
-    (`start` for the first: the driver holds it, settled), candidates packed, each table as a
-    compressed IPC stream (`records.ipc`), which the driver hands on to its log's writer unread."""
+    (`start` for the first: the driver holds it, settled), candidates packed; each table is
+    packed already (`epochs.Rows`), and the driver hands it on to its log's writer unread."""
     sent, before = [], start
     for generation in done:
         sent.append((Changes.of(generation.population, before), pack_members(generation.candidates),
-                     replace(generation, population=[], candidates=[], table=pack_table(generation.table))))
+                     replace(generation, population=[], candidates=[])))
         before = generation.population
     return sent
 

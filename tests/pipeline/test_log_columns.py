@@ -141,8 +141,7 @@ def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
 
 
 def test_an_island_generation_travels_to_the_writer_process_with_its_rows_equal():
-    """Island rows go down the writer's pipe packed (as the runners sent them, or packed there):
-    the same rows, `selected` from the ids alive after the migration, the migrants' rows after
+    """Island rows go down the writer's pipe packed, as the islands made them: the same rows, `selected` from the ids alive after the migration, the migrants' rows after
     the islands', metadata kept."""
     from pipeline.records.ipc import pack_table, unpack_table
     from pipeline.records.island_rows import IslandRows
@@ -153,8 +152,7 @@ def test_an_island_generation_travels_to_the_writer_process_with_its_rows_equal(
                       worker="w1", fitness=creator.Fitness_p1((float(i),))) for i in range(6)]
     tables = [schema.individuals(3, members[:2], islands=True).replace_schema_metadata({"k": "v"}),
               schema.individuals(3, members[2:4], islands=True), schema.individuals(3, [], islands=True)]
-    rows = IslandRows([tables[0], pack_table(tables[1]), tables[2]], np.array([1, 2, 5], dtype=np.int64),
-                      Schema.fields(members[4:]))
+    rows = IslandRows(list(map(pack_table, tables)), np.array([1, 2, 5], dtype=np.int64), Schema.fields(members[4:]))
     commit = Commit(3, None, rows, True, None, {"generation": 3}, {"generation": 3}, None, False)
     back = pickle.loads(pickle.dumps(commit))
     assert back.built.rows == rows.rows == 6
