@@ -141,8 +141,9 @@ def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
 
 
 def test_an_island_generation_travels_to_the_writer_process_with_its_rows_equal():
-    """Island rows go down the writer's pipe packed, as the islands made them: the same rows, `selected` from the ids alive after the migration, the migrants' rows after
-    the islands', metadata kept."""
+    """Island rows go down the writer's pipe packed, as the islands made them: the same rows,
+    `selected` from the ids alive after the migration, the migrants' rows after the islands',
+    metadata kept."""
     from pipeline.records.ipc import pack_table, unpack_table
     from pipeline.records.island_rows import IslandRows
     from pipeline.records.log_files import Commit
