@@ -135,13 +135,19 @@ def test_on_ray_an_actor_killed_mid_run_loses_nothing_and_the_log_says_what_happ
 @pytest.mark.timeout(300)
 def test_a_driver_sigkilled_on_ray_resumes_on_ray_to_a_log_that_says_what_happened(tmp_path, ray_session):
     out = tmp_path / "killed"
-    code = (f"import os, signal, pipeline; pipeline.run({SPEC!r}, out={str(out)!r}, workers=2, "
-            "execution__handover=False, execution__engine='ray', "
-            "on_generation=lambda row: row['generation'] == 4 and os.kill(os.getpid(), signal.SIGKILL))")
+    # killed at the first generation from 4 on whose log holds rows: a SIGKILL loses the rows the writer
+    # had not written, and on a loaded machine generations 0-4 can all be made before it writes one
+    code = (f"import os, signal, pipeline; out = {str(out)!r}\n"
+            "def kill(row):\n"
+            "    if row['generation'] >= 4 and not pipeline.open_run(out).individuals(columns=['id']).empty:\n"
+            "        os.kill(os.getpid(), signal.SIGKILL)\n"
+            f"pipeline.run({SPEC!r}, out=out, workers=2, execution__handover=False, execution__engine='ray', "
+            "on_generation=kill)")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240,
                    env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
     killed = pipeline.open_run(out).individuals()  # its last generations still in recent/
-    assert 0 <= killed["generation"].max() <= 4  # the writer may be a few generations behind the kill
+    assert 0 <= killed["generation"].max() < 12  # the writer may be a few generations behind the kill
+    assert pipeline.open_run(out).status != "finished"
     assert killed["worker"].str.startswith("actor-").all()  # the killed driver ran on Ray
     run = pipeline.resume(out, workers=2)
     _check_log_is_what_happened(run)
