@@ -146,7 +146,7 @@ def test_a_driver_sigkilled_on_ray_resumes_on_ray_to_a_log_that_says_what_happen
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=240,
                    env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
     killed = pipeline.open_run(out).individuals()  # its last generations still in recent/
-    assert 0 <= killed["generation"].max() < 12  # the writer may be a few generations behind the kill
+    assert 0 <= killed["generation"].max() <= 12  # the writer may be a few generations behind the kill
     assert pipeline.open_run(out).status != "finished"
     assert killed["worker"].str.startswith("actor-").all()  # the killed driver ran on Ray
     run = pipeline.resume(out, workers=2)
