@@ -50,10 +50,11 @@ class Tracker:
         every evaluation failed stops the run (`GenerationFailed`). `evaluations`: how many there
         were, where `scored` holds only the `candidates` of them."""
         check_some_viable(state.generation, scored, evaluations)
-        alive = {m.id for m in state.population}
+        population = state.population  # (with islands, a list made per call)
+        alive = {m.id for m in population}
         for m in scored:
             m.selected = m.id in alive
-        best = self.objectives.best_of(state.population)
+        best = self.objectives.best_of(population)
         if state.best_so_far is None or self.objectives.better(best, state.best_so_far):
             best_so_far, stagnant = best, 0
         else:

@@ -3,7 +3,9 @@
 Each island runs the run's steady-state algorithm as a population of its own,
 with `AsyncLoop`'s batching: batches in flight on the island's evaluators (its
 runner's actors on Ray), bred from the population as it stands, arrivals told
-in arrival order. Its generation g is its g-th run of `offspring` arrivals
+in arrival order. A batch aims at `ISLAND_BATCH_SECONDS` of evaluation, twice
+the driver's loop's: a runner's CPU per evaluation is what an island run
+measures, and each batch costs it a call, its waits and its draws. Its generation g is its g-th run of `offspring` arrivals
 after its first `size`. Arrivals take the plan's ids of that generation in
 arrival order (`Plan.next_id`: so the driver's log, migrations and resume are
 the generational islands'), and are born in the generation they arrive in: an
@@ -36,12 +38,15 @@ from ..evolution.scoring import Scorer
 from ..evolution.state import State
 from .epochs import IslandGeneration, Rows, evolve
 
-__all__ = ["Epochs", "SteadyIsland", "island_epochs"]
+__all__ = ["ISLAND_BATCH_SECONDS", "Epochs", "SteadyIsland", "island_epochs"]
 
 # An island's epoch: (island, its population after first - 1, first, last) -> its generations, its population
 Epochs = Callable[[int, list[Member], int, int], tuple[list[IslandGeneration], list[Member]]]
 
 _ISLAND_BATCH_STREAM = 4  # variation is stream 1, a steady-state run's batches 2, migration 3
+ISLAND_BATCH_SECONDS = 0.4  # evaluation time an island's batch aims at, at least: each batch costs its runner
+# ~1.5 ms of CPU (the call, the waits, the result, the draws), so at 5 ms an evaluation 0.2 s batches (40 children)
+# cost an 8-island run on 32 workers 8.6-10.3 us of every runner's CPU an evaluation, 0.4 s (64) 7.0-8.4
 _PROVISIONAL_IDS = 1 << 62  # ids of children in flight, replaced by the plan's on arrival
 
 
@@ -76,6 +81,7 @@ class SteadyIsland(AsyncLoop):
         super().__init__(single_island(algorithm), scorer, None, None, plan.seed,  # type: ignore[arg-type]
                          in_flight=in_flight)
         self.rows, self.plan, self.island = rows, plan, island
+        self.batch_seconds = max(ISLAND_BATCH_SECONDS, self.batch_seconds)  # still at most `max_batch` children
         self.pending: dict[int, list[Member]] = {}  # batches in flight: ticket -> members
         self.later: list[Member] = []  # arrived past the last epoch's end: told in the next
         self.filling: list[Member] = []  # the arrivals of the generation being filled

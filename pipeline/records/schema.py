@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 from deap import tools
 
-from operators.kind import GenomeKind
+from operators.kind import GenomeKind, distinct_share
 
 from ..evaluation.transport import pack, unpack
 from ..evolution.members import Member, Objectives, jsonable, viable
@@ -114,6 +114,7 @@ class Schema:
         self.hypervolume = objectives.mode == "pareto"
         self.hypervolume_reference: dict[str, float] | None = None
         self._constants: dict[tuple[Any, int], pa.Array] = {}  # `_repeated`'s arrays
+        self._identities: dict[int, tuple[Any, Any]] = {}  # id(genome) -> (genome, identity): the last row's
 
     def generation_row(self, generation: int, population: list[Member], evaluations: int,
                        failures: int) -> dict[str, Any]:
@@ -130,12 +131,26 @@ class Schema:
             maximise = name == "fitness" or self.objectives.directions[name] > 0
             row[f"best_{name}"] = max(values) if maximise else min(values)
             row[f"mean_{name}"], row[f"std_{name}"] = exact_mean_std(values)
-        row["diversity"] = float(self.kind.spread([m.genome for m in population]))
+        row["diversity"] = self._diversity([m.genome for m in population])
         if self.hypervolume and population:  # (none viable: no front to measure)
             if self.hypervolume_reference is None:
                 self.hypervolume_reference = reference_point(self.objectives, population)
             row["hypervolume"] = population_hypervolume(self.objectives, population, self.hypervolume_reference)
         return row
+
+    def _diversity(self, genomes: list[Any]) -> float:
+        """`kind.spread(genomes)`, each genome's identity kept from the row before: a genome is
+        never changed once made, and most of a population outlives a generation (an 8-island
+        driver keyed 1,024 genomes a generation, 6% of its loop). The genomes are held with
+        their identities, so no `id` is reused while its entry is here."""
+        if self.kind.diversity is not None:
+            return float(self.kind.spread(genomes))
+        known, kept, identity = self._identities, {}, self.kind.identity
+        for genome in genomes:
+            at = id(genome)
+            kept[at] = known.get(at) or (genome, identity(genome))
+        self._identities = kept
+        return distinct_share([kept[id(genome)][1] for genome in genomes])
 
     def individuals(self, generation: int, members: list[Member], islands: bool = False) -> pa.Table:
         """A generation's individuals/ rows (`fields`, then `table`). Runs in any process: it

@@ -44,3 +44,22 @@ def test_a_weighted_fitness_is_summed_left_to_right_on_every_python(values):
     for value in values:
         total = float(np.float64(total) + np.float64(value))  # one IEEE rounding an addition
     assert sequential_sum(values) == total
+
+
+@given(st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=12), min_size=1, max_size=6))
+def test_diversity_from_identities_kept_between_rows_is_the_kind_s_spread(populations):
+    """`Schema` keeps each genome's identity from one generation's row to the next: each row's
+    diversity is still `kind.spread` of that population (genomes kept, new ones, equal copies)."""
+    from types import SimpleNamespace
+
+    from operators.kind import GenomeKind
+    from pipeline.records.schema import Schema
+
+    pool = [np.array([bool(i & 1), bool(i & 2), bool(i & 4)]) for i in range(12)]  # 12 objects, 8 genomes
+    kind = GenomeKind(name="bits", init=None, crossover=None, mutate=None, to_record=lambda g: g.tolist(),
+                      from_record=np.array)
+    schema = Schema("run-1", kind, SimpleNamespace(mode="weighted"))
+    for population in populations:
+        genomes = [pool[i] for i in population]
+        assert schema._diversity(genomes) == kind.spread(genomes)
+        assert len(schema._identities) == len({id(g) for g in genomes})  # the last row's, no more
