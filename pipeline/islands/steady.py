@@ -6,10 +6,11 @@ runner's actors on Ray), bred from the population as it stands, arrivals told
 in arrival order. A batch aims at `ISLAND_BATCH_SECONDS` of evaluation, twice
 the driver's loop's: a runner's CPU per evaluation is what an island run
 measures, and each batch costs it a call, its waits and its draws. Its
-generation g is its g-th run of `offspring` arrivals after its first `size`. Arrivals take the plan's ids of that generation in
-arrival order (`Plan.next_id`: so the driver's log, migrations and resume are
-the generational islands'), and are born in the generation they arrive in: an
-id is given on arrival, not when bred, as a child bred in one generation may
+generation g is its g-th run of `offspring` arrivals after its first `size`.
+Arrivals take the plan's ids of that generation in arrival order
+(`Plan.next_id`: so the driver's log, migrations and resume are the
+generational islands'), and are born in the generation they arrive in: an id
+is given on arrival, not when bred, as a child bred in one generation may
 arrive in the next. An epoch ends when its last generation is complete; the
 batches still in flight, and arrivals past its end, go into the island's next
 epoch after the migration, so its evaluators never wait for the migration
