@@ -15,10 +15,13 @@ garbage meanwhile waits for the unfreeze.
 from __future__ import annotations
 
 import gc
+import os
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["freeze_heap", "frozen_heap"]
+__all__ = ["freeze_forked_children", "freeze_heap", "frozen_heap"]
+
+_FORKS_FREEZE = False  # whether `freeze_forked_children` has registered its hook in this process
 
 
 def freeze_heap() -> None:
@@ -37,3 +40,17 @@ def frozen_heap() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+def freeze_forked_children() -> None:
+    """From now on a child forked from this process (the log's writer, a local worker) keeps
+    everything it inherited out of its collections, from its first step on (`gc.freeze` in an
+    at-fork hook; registered once). Why: the parent's cyclic garbage may hold objects of a
+    library whose own threads were changing them at the fork (Ray's, in a driver), and freeing
+    them in the child is the likeliest cause of the one writer that died of a corrupted heap
+    ("double free or corruption", SIGABRT, in a CI run beside Ray); and no collection of the
+    child walks the parent's objects. What the child makes itself is collected as always."""
+    global _FORKS_FREEZE
+    if not _FORKS_FREEZE:
+        os.register_at_fork(after_in_child=gc.freeze)
+        _FORKS_FREEZE = True

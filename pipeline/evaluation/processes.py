@@ -45,6 +45,7 @@ from typing import Any, Callable, Sequence
 from fitness.plugins import install_bundle
 from fitness.tasks import build_task
 
+from ..heap import freeze_forked_children
 from . import shares
 from .batches import Batch, WorkerPool
 from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
@@ -159,6 +160,8 @@ class ProcessEvaluator(WorkerPool):
         process = self._context.Process(target=_worker_main, args=(there, *self._args), daemon=True,
                                         name=f"evo-worker-{number}")
         _tasks, _helpers = (self.local.tasks, self._helpers) if START_METHOD == "fork" else (None, ())
+        if START_METHOD == "fork":
+            freeze_forked_children()
         try:
             process.start()
         finally:

@@ -32,6 +32,7 @@ import sys
 import threading
 from typing import Any
 
+from ..heap import freeze_forked_children
 from .writer import BatchWriter
 
 __all__ = ["LogWriterProcess", "LogWriterThread", "fitting", "log_writer"]
@@ -136,6 +137,7 @@ class LogWriterProcess:
             self._process = None
 
     def _start(self) -> None:
+        freeze_forked_children()
         ends = multiprocessing.get_context("fork").Pipe()
         self._process = multiprocessing.get_context("fork").Process(
             target=_serve, args=(ends[1], self._target, *self._options, os.getpid()), name="evo-log-writer",

@@ -201,3 +201,46 @@ def test_a_first_item_that_does_not_pickle_gets_a_writer_thread(tmp_path):
     fallback.put(0, 1)
     fallback.close()
     assert _lines(tmp_path / "batches") == ["0", "closed"]
+
+
+def test_a_forked_child_never_collects_what_it_inherited():
+    """`freeze_forked_children`: cyclic garbage the parent left uncollected at the fork stays
+    out of the child's collections (freeing another library's objects there is unsafe), while
+    the child's own garbage is collected as always."""
+    import gc
+    import os
+
+    from pipeline.heap import freeze_forked_children
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    freeze_forked_children()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        for _ in range(50):
+            Cycle()  # garbage the parent has not collected yet
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: say what its collections find
+            try:
+                inherited = gc.collect()
+                for _ in range(7):
+                    Cycle()
+                own = gc.collect()
+                os.write(write, f"{inherited} {own}".encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        said = os.read(read, 100).decode()
+        os.waitpid(pid, 0)
+        os.close(read)
+    finally:
+        gc.collect()
+        if enabled:
+            gc.enable()
+    inherited, own = map(int, said.split())
+    assert inherited == 0 and own >= 7, said
