@@ -91,8 +91,8 @@ def _worker_main(conn: Connection, task_spec: dict, code: bytes | None, eval_tim
     except Exception as error:  # noqa: BLE001 - said by the driver, in one line
         conn.send(("broken", one_line(error)))
         return
-    gc.freeze()  # the driver's objects, inherited: no collection walks them and copies their pages
-    # (not `heap.freeze_heap`: its collection first would walk them all, once per worker)
+    gc.freeze()  # the task it built (spawned), or its own first objects (forked: what it inherited was
+    # frozen at the fork, `heap.freeze_forked_children`): no collection walks them and copies their pages
     conn.send(("ready", os.getpid()))
     while True:
         if not conn.poll(POLL_SECONDS):

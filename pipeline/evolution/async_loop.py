@@ -90,14 +90,17 @@ class AsyncLoop(Loop):
     """Runs an `algorithms.AsynchronousAlgorithm` (its optional `islands` and `migrate` included)."""
 
     def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
-                 seed: int, hooks: list[Hook] | None = None, in_flight: int | str = DEFAULT_IN_FLIGHT) -> None:
+                 seed: int, hooks: list[Hook] | None = None, in_flight: int | str = DEFAULT_IN_FLIGHT,
+                 least_batch_seconds: float = BATCH_SECONDS) -> None:
+        """`least_batch_seconds`: the evaluation a batch aims at, at least (an island's own loop
+        aims higher: `islands.steady.ISLAND_BATCH_SECONDS`)."""
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
         self.island_offspring = settings.offspring
         self.workers = max(int(getattr(scorer.evaluator, "workers", 0)), 0)
         self.in_flight = in_flight  # `[execution] in_flight`: generations, or "auto" (`auto_in_flight`)
-        self.batch_seconds = max(BATCH_SECONDS, CALL_SECONDS_PER_WORKER * self.workers)
+        self.batch_seconds = max(least_batch_seconds, CALL_SECONDS_PER_WORKER * self.workers)
         self._per_member = SecondsPerMember()
 
     @property
