@@ -17,6 +17,7 @@ Exact objectives need none of this; a task lists the sampled ones in
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from fitness.nim.engine import wilson_interval
 
 from ..evaluation import evaluation_seeds
-from ..evaluation.seeds import spawned_seeds
+from ..evaluation.seeds import Ahead, first_child_seeds, spawned_seeds
 
 if TYPE_CHECKING:
     from ..spec import RunSpec
@@ -44,6 +45,8 @@ class NoiseControl:
         self.settings = spec.sampling
         self.run_seed = spec.seed
         self.uses_seeds = uses_seeds  # False: the task's scores draw nothing (set cover)
+        self._first_seeds = Ahead(partial(first_child_seeds, self.run_seed, _BATCH_STREAM),
+                                  partial(_first_seed, self.run_seed, _BATCH_STREAM))  # batch -> its first seed
 
     @property
     def active(self) -> bool:
@@ -73,9 +76,9 @@ class NoiseControl:
         """Seeds of an asynchronous algorithm's `batch`-th submission (a stream apart from generations)."""
         if not self.uses_seeds:
             return [0] * n
-        shared = self.active and self.settings.common_random_numbers
-        drawn = spawned_seeds(self.run_seed, (_BATCH_STREAM, batch), 1 if shared else n)
-        return drawn * n if shared else drawn
+        if n == 1 or (self.active and self.settings.common_random_numbers):  # one seed: computed ahead
+            return [self._first_seeds(batch)] * n
+        return spawned_seeds(self.run_seed, (_BATCH_STREAM, batch), n)
 
     def hall_of_fame_seeds(self, n: int) -> list[int]:
         return evaluation_seeds(self.run_seed, _HALL_OF_FAME_STREAM, 1) * n
@@ -100,3 +103,6 @@ class NoiseControl:
         return {rate: [round(bound, 6) for bound in wilson_interval(int(columns[wins]), int(columns[games]))]
                 for rate, (wins, games) in self.sampled.items()}
 
+
+def _first_seed(run_seed: int, stream: int, batch: int) -> int:
+    return spawned_seeds(run_seed, (stream, batch), 1)[0]

@@ -29,10 +29,9 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Callable
 
-import numpy as np
 
 from ..evolution.algorithms import Algorithm
-from ..evolution.async_loop import AsyncLoop
+from ..evolution.async_loop import AsyncLoop, batch_rngs
 from ..evolution.islands import Plan
 from ..evolution.members import Member
 from ..evolution.scoring import Scorer
@@ -82,6 +81,7 @@ class SteadyIsland(AsyncLoop):
         super().__init__(single_island(algorithm), scorer, None, None, plan.seed,  # type: ignore[arg-type]
                          in_flight=in_flight, least_batch_seconds=ISLAND_BATCH_SECONDS)
         self.rows, self.plan, self.island = rows, plan, island
+        self._rngs = batch_rngs((plan.seed, island), _ISLAND_BATCH_STREAM)  # its own stream of batches
         self.pending: dict[int, list[Member]] = {}  # batches in flight: ticket -> members
         self.later: list[Member] = []  # arrived past the last epoch's end: told in the next
         self.filling: list[Member] = []  # the arrivals of the generation being filled
@@ -132,9 +132,6 @@ class SteadyIsland(AsyncLoop):
     def _arrivals_before(self, generation: int) -> int:
         """The island's arrivals before `generation`: its first `size`, then `offspring` a generation."""
         return 0 if generation <= 0 else self.plan.size + (generation - 1) * self.plan.offspring
-
-    def _rng(self, batch: int) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence([self.seed, self.island, batch, _ISLAND_BATCH_STREAM]))
 
     def _seeds(self, batch: int, n: int) -> list[int]:
         return self.scorer.noise.batch_seeds(batch * self.plan.count + self.island, n)

@@ -55,6 +55,11 @@ CASES: dict[str, tuple[str, dict]] = {
     # steady-state islands: 21 generations, one migration (after 20)
     "setcover-200-steady-islands": ("runs/setcover-200-islands.toml", {"generations": 21,
                                                                        "population__algorithm": "steady-state"}),
+    # sampled steady-state islands, each its own loop: every island's batch seeds and draws (pinned from the
+    # code before they were computed 64 batches at a time)
+    "table-sampled-own-steady-islands": ("runs/nim-table-sampled.toml", {
+        "generations": 4, "population__algorithm": "steady-state", "sampling__reevaluate": False,
+        "islands__count": 2, "islands__interval": 2, "islands__loop": "own"}),
     # CMA-ES (issue 43): the float-vector plug-in, the table kind, and an IPOP restart (after generation 110)
     "cma-es-rosenbrock": ("runs/cma-es-rosenbrock.toml", {"generations": 30}),
     "cma-es-table": ("runs/cma-es-table.toml", {"generations": 4}),
