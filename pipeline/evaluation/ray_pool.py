@@ -135,7 +135,7 @@ class RayEvaluator(WorkerPool):
 
     def slots(self) -> list[Slot]:
         """(handle, number, setup ref) of every current actor, for another dispatcher to use
-        (the island model's, `island_dispatch.py`)."""
+        (the island runners', `islands/on_ray.py`)."""
         return [(actor.handle, actor.number, actor.setup) for actor in self._pool]
 
     def replace(self, number: int, cause: str) -> None:

@@ -60,7 +60,7 @@ from .scoring import Scorer
 from .state import State
 from .tracking import Tracker
 
-__all__ = ["AsyncLoop", "auto_in_flight"]
+__all__ = ["AsyncLoop", "auto_in_flight", "batch_rngs"]
 
 BATCH_SECONDS = 0.2  # evaluation time a batch aims at, at least (0.05 kept 0.83-0.93 of 1-8 workers busy, 0.2 0.93-0.97) ...
 CALL_SECONDS_PER_WORKER = 0.004  # ... and this per worker: a Ray call costs the driver ~1 ms, so W

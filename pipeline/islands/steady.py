@@ -29,7 +29,6 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Callable
 
-
 from ..evolution.algorithms import Algorithm
 from ..evolution.async_loop import AsyncLoop, batch_rngs
 from ..evolution.islands import Plan
