@@ -154,10 +154,14 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             loop_args = (prepared.algorithm, scorer, tracker, recorder, spec.seed, hooks)
             loop = (AsyncLoop(*loop_args, in_flight=spec.execution.in_flight) if prepared.asynchronous
                     else Loop(*loop_args))
+        meter = _pool_meter(prepared)
+        evaluated = state.evaluations
         with frozen_heap():
             state, reason = loop.run(state)
-        if getattr(loop, "cpu", None) is not None:  # an island run's CPU per evaluation by process
-            rundir.update_run(cpu_per_evaluation=loop.cpu)
+        cpu = getattr(loop, "cpu", None) or (meter and meter.summary(state.evaluations - evaluated,
+                                                                      recorder.writer_cpu()))
+        if cpu:  # CPU per evaluation by process: which would cap a bigger cluster
+            rundir.update_run(cpu_per_evaluation=cpu)
         recorder.write_verdict(state, prepared.evaluator)
         failed = False
         return reason
@@ -168,6 +172,17 @@ def _drive(prepared: _Prepared, rundir: RunDir, recovered: Recovered | None,
             if tracking is not None:
                 tracking.close(failed=failed)
             prepared.evaluator.close()
+
+
+def _pool_meter(prepared: _Prepared) -> Any:
+    """A run's CPU meter where it evaluates on Ray actors from the start (`pool_cpu.py`; island
+    runs measure their own); imported here: only such a run has loaded Ray."""
+    ask = None if prepared.runners else getattr(prepared.evaluator, "ask_cpu", None)
+    if ask is None:
+        return None
+    from .evaluation.pool_cpu import PoolCpu
+
+    return PoolCpu(ask)
 
 
 def _identity(spec: RunSpec) -> dict[str, Any]:

@@ -73,7 +73,7 @@ class _TaskActor:
         return columns, seconds, learned_by(task, genomes, task_spec)
 
     def cpu(self) -> float:
-        """This process's CPU seconds so far (an island run's per-process figures, `islands/cpu.py`)."""
+        """This process's CPU seconds so far (a run's per-process figures, `cpu.py`)."""
         return time.process_time()
 
 
@@ -137,6 +137,10 @@ class RayEvaluator(WorkerPool):
         """(handle, number, setup ref) of every current actor, for another dispatcher to use
         (the island runners', `islands/on_ray.py`)."""
         return [(actor.handle, actor.number, actor.setup) for actor in self._pool]
+
+    def ask_cpu(self) -> dict[Any, str]:
+        """Each current actor asked its CPU seconds so far (ref -> "actor-<n>"; `pool_cpu.py`)."""
+        return {actor.handle.cpu.remote(): f"actor-{actor.number}" for actor in self._pool}
 
     def replace(self, number: int, cause: str) -> None:
         """Kill and replace actor `number`, found dead by another dispatcher, if still here."""

@@ -36,6 +36,7 @@ import numpy as np
 from operators.migration import emigrants
 
 from ..evaluation import EvaluationError
+from ..evaluation.cpu import cpu_summary
 from ..evolution.loop import Hook, announce
 from ..evolution.members import Member, Objectives
 from ..evolution.scoring import Scorer
@@ -44,7 +45,6 @@ from ..evolution.tracking import Tracker, check_some_viable
 from ..records.island_rows import IslandRows
 from ..records.schema import Schema
 from ..evolution.islands import Plan, migrated
-from .cpu import cpu_summary
 from .epochs import IslandGeneration, IslandsLost, Rows
 from .steady import Epochs, island_epochs
 from .travel import Changes

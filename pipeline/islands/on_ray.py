@@ -26,6 +26,8 @@ from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ..evaluation.core import EvaluationError, one_line
+from ..evaluation.cpu import CpuLedger
+from ..evaluation.pool_cpu import cpu_answers
 from ..evaluation.ray_pool import RayEvaluator
 from ..evolution.members import Member
 from .actors import shares
@@ -55,8 +57,7 @@ class RayIslands:
         self.owner: dict[int, int] = {}  # actor number -> its island
         self._running: dict[Any, int] = {}  # epoch log ref -> island
         self._begun = False
-        self._cpu_at: dict[str, float] = {}  # process label -> its CPU seconds when last asked
-        self._cpu_spent: dict[str, float] = {}  # process label -> CPU seconds spent between askings
+        self._cpu = CpuLedger()  # each runner's ("island <i>") and actor's ("actor-<n>")
         self._start_runners()
 
     def _start_runners(self) -> None:
@@ -81,7 +82,7 @@ class RayIslands:
 
     def begin(self, homes: list[list[Member]], first: int, pools: list[list[Member]]) -> None:
         if self._begun:  # a restart: fresh runners over live actors, nothing of the old queued epochs
-            self._cpu_at = {label: at for label, at in self._cpu_at.items() if not label.startswith("island ")}
+            self._cpu.forget("island ")
             for runner in self.runners:
                 ray.kill(runner)
             self._replace_dead_actors()
@@ -136,7 +137,7 @@ class RayIslands:
             except RayError as error:  # the runner died (its node was lost)
                 raise IslandsLost(f"island {island}'s runner: {one_line(error)}") from None
             self._replace(island, lost)
-            self._count_cpu(f"island {island}", cpu)
+            self._cpu.count(f"island {island}", cpu)
             finished.append((island, received(sent, self._fitness_class)))
         return finished
 
@@ -162,27 +163,13 @@ class RayIslands:
 
     def cpu_spent(self) -> dict[str, float]:
         """CPU seconds each runner ("island <i>") and actor ("actor-<n>") spent since it was first
-        heard of (`cpu.py`); an actor that does not answer within `PROBE_SECONDS` counts until its last answer."""
+        heard of (`evaluation/cpu.py`); one that does not answer in time counts until its last answer."""
         self._read_cpu(runners=False)  # a runner's comes with each epoch (one may run on after a stop)
-        return dict(self._cpu_spent)
+        return dict(self._cpu.spent)
 
     def _read_cpu(self, runners: bool = True) -> None:
-        handles = {f"island {i}": runner for i, runner in enumerate(self.runners)} if runners else {}
-        handles.update((f"actor-{number}", handle) for handle, number, _ in self.pool.slots())
-        asked = {handle.cpu.remote(): label for label, handle in handles.items()}
-        answered, _ = ray.wait(list(asked), num_returns=len(asked), timeout=PROBE_SECONDS)
-        for ref in answered:
-            try:
-                self._count_cpu(asked[ref], ray.get(ref))
-            except RayError:  # lost meanwhile: what it spent before counts
-                continue
-
-    def _count_cpu(self, label: str, seconds: float) -> None:
-        """Process `label` has spent `seconds` of CPU so far: what it spent since it was last heard of."""
-        if label in self._cpu_at:
-            self._cpu_spent[label] = self._cpu_spent.get(label, 0.0) + seconds - self._cpu_at[label]
-        self._cpu_at[label] = seconds
-        self._cpu_spent.setdefault(label, 0.0)
+        asked = {runner.cpu.remote(): f"island {i}" for i, runner in enumerate(self.runners)} if runners else {}
+        cpu_answers({**asked, **self.pool.ask_cpu()}, self._cpu)
 
     def close(self) -> None:
         """Kill the runners (a stop discards the epochs they were running); the pool is the run's."""

@@ -166,8 +166,8 @@ def _workers(use: WorkerUse | None, execution: dict[str, Any], algorithm: str | 
 
 
 def _cpu_per_evaluation(cpu: dict[str, Any] | None) -> list[Block]:
-    """An island run's CPU per evaluation by process (run.json, `islands/cpu.py`): the one that
-    would cap a bigger cluster."""
+    """A run's CPU per evaluation by process (run.json, `evaluation/cpu.py`; runs on Ray): the one
+    that would cap a bigger cluster."""
     if not cpu:
         return []
     actors = cpu["actors"]
@@ -178,10 +178,13 @@ def _cpu_per_evaluation(cpu: dict[str, Any] | None) -> list[Block]:
         rows += [[f"evaluation actors, max of {actors['count']}", fmt(actors["max"])],
                  ["evaluation actors, mean", fmt(actors["mean"])]]
     busiest = cpu["busiest"]
-    cap = (f": with a core of its own it caps a run like this one near {1e6 / busiest['us']:,.0f} evaluations "
-           "a second." if busiest["us"] > 0 else ".")
+    if busiest["process"].startswith("actor-"):  # its share of the evaluations: more actors would split it
+        cap = ": the evaluations themselves, which more actors would share."
+    else:
+        cap = (f": with a core of its own it caps a run like this one near {1e6 / busiest['us']:,.0f} evaluations "
+               "a second." if busiest["us"] > 0 else ".")
     return [("p", f"CPU per evaluation of the run, by process ({cpu['evaluations']:,} evaluations of this session, "
-                  "from when the islands were up; the driver's every thread included). Busiest: "
+                  "each process from when it was first heard of; the driver's every thread included). Busiest: "
                   f"{busiest['process']} at {fmt(busiest['us'])} µs{cap}"),
             ("table", ["process", "CPU µs per evaluation"], rows)]
 
