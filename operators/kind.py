@@ -97,11 +97,12 @@ class GenomeKind:
                              f"not the pyarrow array of their to_record (type {self.record_type})")
         return array
 
-    def spread(self, genomes: list[Any]) -> float:
-        """The population's diversity (the kind's own measure, or the share of distinct genomes)."""
+    def spread(self, genomes: list[Any], identity: Callable[[Any], Any] | None = None) -> float:
+        """The population's diversity (the kind's own measure, or the share of distinct genomes);
+        `identity`: `self.identity`, or one that remembers it (the log's, from generation to generation)."""
         if self.diversity is not None:
             return float(self.diversity(genomes))
-        return distinct_share([self.identity(g) for g in genomes])
+        return distinct_share(list(map(identity or self.identity, genomes)))
 
 
 def same_record(a: Any, b: Any) -> bool:

@@ -104,6 +104,11 @@ def _uint64(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return low.astype(np.uint64) | (high.astype(np.uint64) << np.uint64(32))
 
 
+def _seeds(low: np.ndarray, high: np.ndarray) -> list[int]:
+    """`generate_state(1, np.uint64)[0] >> 1` of each sequence, from its first two words."""
+    return (_uint64(low, high) >> np.uint64(1)).tolist()
+
+
 def _numbers(batches: range) -> np.ndarray:
     """Batch numbers as one word each: a vector of uint32."""
     if batches.start < 0 or batches.stop > 2**32:
@@ -119,14 +124,12 @@ def spawned_seeds(entropy: int, spawn_key: Sequence[int], n: int) -> list[int]:
     if n < _VECTOR_FROM:
         children = np.random.SeedSequence(entropy, spawn_key=tuple(spawn_key)).spawn(n)
         return [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
-    low, high = state_words(_spawn_words(entropy, spawn_key) + [np.arange(n, dtype=np.uint32)], 2)
-    return (_uint64(low, high) >> np.uint64(1)).tolist()
+    return _seeds(*state_words(_spawn_words(entropy, spawn_key) + [np.arange(n, dtype=np.uint32)], 2))
 
 
 def first_child_seeds(entropy: int, stream: int, batches: range) -> list[int]:
     """`spawned_seeds(entropy, (stream, b), 1)[0]` for each b of `batches` (all below 2**32)."""
-    low, high = state_words(_spawn_words(entropy, (stream,)) + [_numbers(batches), 0], 2)
-    return (_uint64(low, high) >> np.uint64(1)).tolist()
+    return _seeds(*state_words(_spawn_words(entropy, (stream,)) + [_numbers(batches), 0], 2))
 
 
 class _Generated(ISeedSequence):

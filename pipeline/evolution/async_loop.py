@@ -100,9 +100,10 @@ class AsyncLoop(Loop):
 
     def __init__(self, algorithm: AsynchronousAlgorithm, scorer: Scorer, tracker: Tracker, recorder: Recording,
                  seed: int, hooks: list[Hook] | None = None, in_flight: int | str = DEFAULT_IN_FLIGHT,
-                 least_batch_seconds: float = BATCH_SECONDS) -> None:
+                 least_batch_seconds: float = BATCH_SECONDS, rngs: Ahead | None = None) -> None:
         """`least_batch_seconds`: the evaluation a batch aims at, at least (an island's own loop
-        aims higher: `islands.steady.ISLAND_BATCH_SECONDS`)."""
+        aims higher: `islands.steady.ISLAND_BATCH_SECONDS`); `rngs`: the seeding of each batch's
+        variation draws (`batch_rngs`; default the run's stream, an island's loop its own)."""
         super().__init__(algorithm, scorer, tracker, recorder, seed, hooks)
         settings, islands = algorithm.settings, int(getattr(algorithm, "islands", 1))
         self.size, self.offspring = settings.size * islands, settings.offspring * islands  # of all islands
@@ -111,7 +112,7 @@ class AsyncLoop(Loop):
         self.in_flight = in_flight  # `[execution] in_flight`: generations, or "auto" (`auto_in_flight`)
         self.batch_seconds = max(least_batch_seconds, CALL_SECONDS_PER_WORKER * self.workers)
         self._per_member = SecondsPerMember()
-        self._rngs = batch_rngs((seed,), _BATCH_STREAM)
+        self._rngs = rngs or batch_rngs((seed,), _BATCH_STREAM)
 
     @property
     def stale_children(self) -> int:

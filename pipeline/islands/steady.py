@@ -78,9 +78,9 @@ class SteadyIsland(AsyncLoop):
                  in_flight: int | str) -> None:
         # no tracker, recorder or hooks: an epoch's generations go to `rows`, the driver keeps the books
         super().__init__(single_island(algorithm), scorer, None, None, plan.seed,  # type: ignore[arg-type]
-                         in_flight=in_flight, least_batch_seconds=ISLAND_BATCH_SECONDS)
+                         in_flight=in_flight, least_batch_seconds=ISLAND_BATCH_SECONDS,
+                         rngs=batch_rngs((plan.seed, island), _ISLAND_BATCH_STREAM))  # its own stream of batches
         self.rows, self.plan, self.island = rows, plan, island
-        self._rngs = batch_rngs((plan.seed, island), _ISLAND_BATCH_STREAM)  # its own stream of batches
         self.pending: dict[int, list[Member]] = {}  # batches in flight: ticket -> members
         self.later: list[Member] = []  # arrived past the last epoch's end: told in the next
         self.filling: list[Member] = []  # the arrivals of the generation being filled

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 from deap import tools
 
-from operators.kind import GenomeKind, distinct_share
+from operators.kind import GenomeKind
 
 from ..evaluation.transport import pack, unpack
 from ..evolution.members import Member, Objectives, jsonable, viable
@@ -143,14 +143,16 @@ class Schema:
         never changed once made, and most of a population outlives a generation (an 8-island
         driver keyed 1,024 genomes a generation, 6% of its loop). The genomes are held with
         their identities, so no `id` is reused while its entry is here."""
-        if self.kind.diversity is not None:
-            return float(self.kind.spread(genomes))
         known, kept, identity = self._identities, {}, self.kind.identity
-        for genome in genomes:
+
+        def remembered(genome: Any) -> Any:
             at = id(genome)
-            kept[at] = known.get(at) or (genome, identity(genome))
+            kept[at] = entry = known.get(at) or (genome, identity(genome))
+            return entry[1]
+
+        value = self.kind.spread(genomes, remembered)
         self._identities = kept
-        return distinct_share([kept[id(genome)][1] for genome in genomes])
+        return value
 
     def individuals(self, generation: int, members: list[Member], islands: bool = False) -> pa.Table:
         """A generation's individuals/ rows (`fields`, then `table`). Runs in any process: it
