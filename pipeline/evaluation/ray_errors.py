@@ -14,14 +14,17 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
+from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
+import ray
 from ray.exceptions import (ActorUnschedulableError, OutOfMemoryError, RayActorError, RayError, RayTaskError,
                             RuntimeEnvSetupError)
 
 from .core import one_line
 
-__all__ = ["death_reason"]
+__all__ = ["death_reason", "kill_actor"]
 
 _RAY_ADVICE = re.compile(r"\.? *(Some common causes include|Refer to the documentation|To adjust the kill).*$")
 _AUTH_LOG = ("authorization header", "InvalidAuthToken", "UNAUTHENTICATED")
@@ -42,6 +45,14 @@ def death_reason(error: RayError) -> tuple[str, bool]:
             return f"its creation task raised {_last_exception_line(text)}", True
         return _system_death(text), False
     return _driver_refusals() or one_line(error), False  # e.g. the actor's registration refused
+
+
+def kill_actor(handle: Any) -> None:
+    """Kill an actor, dead or alive. Ray's `kill` waits for the actor's registration and raises
+    that registration's error (a `RaySystemError`, "Actor creation cancelled", when the cluster
+    refused or dropped it): such an actor is gone already, which is all a kill asks."""
+    with suppress(RayError):
+        ray.kill(handle)
 
 
 def _system_death(text: str) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -38,7 +37,7 @@ from .batches import Batch, WorkerPool
 from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check_batch, chunk_bounds,
                    failed_columns, learned_by, narrowed, one_line)
 from .deadline import timeout_line
-from .ray_errors import death_reason
+from .ray_errors import death_reason, kill_actor
 from .ray_gcs import GcsWatch, current_gcs
 from .transport import pack, unpack
 
@@ -203,8 +202,7 @@ class RayEvaluator(WorkerPool):
             return
         if not self._watch.lost:
             for actor in self._pool:
-                with suppress(RayError):  # a handle from a Ray session gone by: nothing left to kill
-                    ray.kill(actor.handle)
+                kill_actor(actor.handle)  # a handle from a Ray session gone by: nothing left to kill
         self._pool.clear()
         self._setups.clear()
         if self._owns_ray or self._watch.lost:
@@ -228,7 +226,7 @@ class RayEvaluator(WorkerPool):
         """Kill `actor` (it may be alive but stuck) and start a successor."""
         self._failures += 1
         self._pool.remove(actor)
-        ray.kill(actor.handle)
+        kill_actor(actor.handle)
         failed_starts = 0 if actor.label else actor.start_failures + 1
         self._check_starts(actor.number, failed_starts, cause)
         self._spawn(failed_starts)

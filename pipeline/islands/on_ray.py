@@ -28,6 +28,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ..evaluation.core import EvaluationError, one_line
 from ..evaluation.cpu import CpuLedger
 from ..evaluation.pool_cpu import cpu_answers
+from ..evaluation.ray_errors import kill_actor
 from ..evaluation.ray_pool import RayEvaluator
 from ..evolution.members import Member
 from .actors import shares
@@ -84,7 +85,7 @@ class RayIslands:
         if self._begun:  # a restart: fresh runners over live actors, nothing of the old queued epochs
             self._cpu.forget("island ")
             for runner in self.runners:
-                ray.kill(runner)
+                kill_actor(runner)
             self._replace_dead_actors()
             self._start_runners()
             self._running.clear()
@@ -174,7 +175,7 @@ class RayIslands:
     def close(self) -> None:
         """Kill the runners (a stop discards the epochs they were running); the pool is the run's."""
         for handle in self.runners:
-            ray.kill(handle)
+            kill_actor(handle)
         self.runners = []
         self._running.clear()
 

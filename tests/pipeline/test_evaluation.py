@@ -297,9 +297,10 @@ def test_an_actor_killed_mid_evaluation_loses_no_work(ray_session, big_task):
 
 
 @pytest.mark.timeout(120)
-def test_an_actor_the_cluster_refuses_to_register_is_a_failed_start_said_in_one_line(ray_session):
+def test_an_actor_the_cluster_refuses_to_register_is_a_failed_start_said_in_one_line(ray_session, monkeypatch):
     """Ray may refuse an actor's registration at once (RaySystemError "Actor creation cancelled",
-    seen when the cluster rejects the driver): a failed start like any other, retried, then one line."""
+    seen when the cluster rejects the driver): a failed start like any other, retried, then one line.
+    `ray.kill` of such an actor raises that error too: the actor is gone, and the pool goes on."""
     from ray.exceptions import RaySystemError
 
     class Refusing:  # the actor class as the pool calls it: refuses `times` registrations, then the real one
@@ -319,6 +320,15 @@ def test_an_actor_the_cluster_refuses_to_register_is_a_failed_start_said_in_one_
         assert first not in evaluator.actors and len(evaluator.actors) == 1
         genomes = random_genomes(10, SMALL_LISTS)
         assert len(evaluator.evaluate(genomes, evaluation_seeds(1, 0, 10)).worker) == 10  # the successor scores
+        real_kill = ray_session.kill
+
+        def refused_kill(handle, **options):  # as Ray's kill of an actor whose registration was refused
+            real_kill(handle, **options)
+            raise RaySystemError("Actor creation cancelled.")
+
+        monkeypatch.setattr(ray_session, "kill", refused_kill)
+        evaluator.replace(evaluator.slots()[0][1], "killed by the test")
+        assert len(evaluator.evaluate(genomes, evaluation_seeds(1, 0, 10)).worker) == 10
         evaluator._remote = Refusing(evaluator._remote.real, 3)
         with pytest.raises(EvaluationError, match=r"^actor-\d+ could not start \(3 attempts\): "
                                                   r"RaySystemError: System error: Actor creation cancelled\.$"):
