@@ -22,9 +22,9 @@ steady-state islands that each run their own loop on their runner (`islands.loop
 machine's ceiling: W bare Ray actors sleeping the same durations with no
 evolution, as one stream of chunks two in flight per actor (the best of a few
 chunk sizes; the run's sleeps repeated to fill at least 10 s a worker), because W processes waking on 2 cores cost something by
-themselves. Beside each efficiency, from the end of generation 0 to the end of
-the run (`cpu_roles.py`), the CPU each evaluation cost by role (evaluation
-actors, island runners, the log's writer process, the driver), and by
+themselves. Beside each efficiency, from the end of generation 0 (for islands
+without lag, of the first epoch) to the end of the run (`cpu_roles.py`), the CPU
+each evaluation cost by role (evaluation actors, island runners, the log's writer process, the driver), and by
 process (each island runner, the busiest actor: no process of a run should
 spend more than 8 µs an evaluation on 2 cores, issue 41), and how many cores
 were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
@@ -194,12 +194,20 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
             calls_dir.mkdir(parents=True, exist_ok=True)
             data["problem_options"]["calls_dir"] = str(calls_dir)
 
-        def after(row: dict) -> None:  # CPU from the end of generation 0 to the end of the last
+        # The CPU window opens when the driver records the first epoch's last generation (generation 0
+        # but for islands without lag, whose first epoch, generations 0..interval, comes back at once
+        # and is recorded at once), and closes at the last: the driver's recording in it is of the same
+        # generations whose evaluations it is divided by (generations after the first epoch). It
+        # opened at generation 0 before 2026-11-29, which counted the recording of the first epoch's
+        # later generations but not their evaluations (a driver's figure 1/7 too high at 40 generations).
+        first_epoch = args.interval if algorithm.startswith("islands") and "+lag" not in algorithm else 0
+
+        def after(row: dict) -> None:  # CPU from the end of the first epoch to the end of the last generation
             if calls_dir:
                 generation_times.append(time.time())
-            if row["generation"] in (0, args.generations):  # reading /proc each generation cost the driver 6%
+            if row["generation"] in (first_epoch, args.generations):  # reading /proc each generation: 6% of a driver
                 cpu, seconds = roles.window()
-                if row["generation"] > 0:
+                if row["generation"] > first_epoch:
                     spent.update({**cpu, "seconds": seconds})
                     processes[:] = roles.processes
 
@@ -207,10 +215,6 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
         cpu = time.process_time() - cpu
         scored = evaluated_rows(out)
         efficiency, slept = run_efficiency(out, scored, workers)
-        # The CPU window opens when the driver records generation 0: for islands, when the first
-        # epoch (generations 0..interval; with lag generation 0 alone) has come back, so their
-        # window holds the later ones.
-        first_epoch = args.interval if algorithm.startswith("islands") and "+lag" not in algorithm else 0
         in_window = int((scored["generation"] > first_epoch).sum())
         durations = durations or slept
         evaluations = int(run.generations()["evaluations"].iloc[-1])  # cumulative
