@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 from .layout import Piece, Pieces
 from .reading import RunDirError, opened
 
-__all__ = ["RECORD_KEY", "committed", "piece_record", "piece_records", "piece_rows", "piece_table", "retrying", "stream_batches"]
+__all__ = ["RECORD_KEY", "committed", "empty_table", "piece_record", "piece_records", "piece_rows", "piece_table",
+           "retrying", "stream_batches"]
 
 RECORD_KEY = b"evo"  # a generation file's record (a part's: its span and its last generation's record)
 _RETRIES = 8
@@ -164,3 +165,21 @@ def piece_table(piece: Piece, columns: list[str] | None = None, generations: ran
         table = table.select([c for c in columns if c in table.column_names])
     return table.replace_schema_metadata(None)
 
+
+def empty_table(piece: Piece, columns: list[str] | None = None) -> pa.Table | None:
+    """No rows, with the columns `piece` has (of `columns`, None: all): what a read that matches
+    no row gives, so that a frame of none still has the log's columns and types. None: a
+    stream whose schema is still being written."""
+    try:
+        if piece.path.suffix == ".arrows":
+            with opened(piece.path, mapped=True) as source:
+                schema = ipc.open_stream(source).schema
+        else:
+            with opened(piece.path) as handle:
+                schema = pq.ParquetFile(handle).schema_arrow
+    except pa.ArrowInvalid:
+        return None
+    table = schema.empty_table()
+    if columns is not None:
+        table = table.select([c for c in columns if c in table.column_names])
+    return table.replace_schema_metadata(None)

@@ -19,7 +19,7 @@ def scored(rundir: RunDir, generations: range, columns: list[str] | None = None,
     the failure columns reads as every individual viable."""
     frame = rundir.read_individuals(generations, columns=columns, ids=ids)
     for name, missing in (("viable", True), ("error", None)):
-        if name not in frame and (columns is None or name in columns) and not frame.empty:
+        if name not in frame and (columns is None or name in columns) and len(frame.columns):
             frame[name] = missing
     return frame
 

@@ -31,7 +31,7 @@ import pyarrow as pa
 from fitness.atomic import atomic_write_bytes
 
 from .compaction import population_table
-from .dataset import RECORD_KEY, piece_record, piece_records, piece_table, retrying, stream_batches
+from .dataset import RECORD_KEY, empty_table, piece_record, piece_records, piece_table, retrying, stream_batches
 from .files import TEMP_FILE, Stream, _naming, describe_os_error  # noqa: F401 (describe_os_error: re-exported)
 from .generations import generation_rows, write_part
 from .layout import Pieces, is_generation_file, scan
@@ -301,11 +301,12 @@ class RunDir:
         lack them, and such a row is viable). Reads only the files and row groups that hold them."""
         wanted = None if ids is None else sorted(set(ids))
 
-        def read(pieces: Pieces) -> list[pa.Table]:
-            return [piece_table(p, columns, generations, wanted) for p in pieces.holding(generations)]
-        tables = [t for t in retrying(self.pieces, read) if t.num_rows or t.num_columns]
+        def read(pieces: Pieces) -> list[pa.Table | None]:
+            held = [piece_table(p, columns, generations, wanted) for p in pieces.holding(generations)]
+            return held or [empty_table(p, columns) for p in pieces.pieces[:1]]  # none: the columns alone
+        tables = [t for t in retrying(self.pieces, read) if t is not None and (t.num_rows or t.num_columns)]
         if not tables:
-            return pd.DataFrame()
+            return pd.DataFrame(columns=columns or [])
         frame = pd.concat([t.to_pandas() for t in tables], ignore_index=True)
         if "viable" in frame and frame["viable"].isna().any():  # an old run that failed after a resume
             frame["viable"] = frame["viable"].astype(object).where(frame["viable"].notna(), True).astype(bool)

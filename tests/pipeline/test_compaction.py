@@ -103,6 +103,24 @@ def test_individuals_reads_only_the_columns_and_generations_asked(reference):
     assert RunDir(reference.path).read_individuals(ids=[0, 3])["id"].tolist() == [0, 3]
 
 
+def _columns_alone(run: pipeline.Run) -> None:
+    """A read that matches no row gives the log's columns and types (a notebook's groupby works)."""
+    whole = run.individuals()
+    none = run.individuals(generations=range(GENERATIONS + 5, GENERATIONS + 9))
+    assert none.empty and none.dtypes.to_dict() == whole.dtypes.to_dict()
+    assert list(run.individuals(columns=["id", "cost", "absent"], generations=99).columns) == ["id", "cost"]
+
+
+def test_a_read_of_no_rows_has_the_logs_columns(reference, tmp_path, monkeypatch, small_parts):
+    _columns_alone(reference)  # Parquet parts
+    _killed_at("generations", 1, monkeypatch)  # no part written: every generation in recent/'s streams
+    out = tmp_path / "run"
+    with pytest.raises(Killed):
+        pipeline.run(spec_file(tmp_path, SETCOVER_SPEC), out=str(out), generations=GENERATIONS)
+    assert not list((out / "individuals").glob("*.parquet")) and list((out / "recent").glob("*"))
+    _columns_alone(pipeline.open_run(out))
+
+
 def test_generations_rows_are_appended_a_part_per_compaction_never_rewritten(tmp_path, monkeypatch, small_parts,
                                                                             reference):
     real, seen = compaction.compact, {}
