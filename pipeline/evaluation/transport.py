@@ -9,7 +9,7 @@ would go through cloudpickle, which cost the driver (or the island dispatcher)
 about 30 us a call, 10-13% of its CPU at 64 workers (measured with py-spy,
 benchmarks/README.md). Anything else travels as a list, pickled.
 `unpack(pack(genomes))` gives back equal genomes, as a list. Members travel
-on the same packing (`islands/travel.py`); this module knows chunks only.
+on the same packing (`evolution/packed_members.py`); this module knows chunks only.
 """
 
 from __future__ import annotations

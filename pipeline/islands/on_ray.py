@@ -30,12 +30,12 @@ from ..evaluation.cpu import CpuLedger
 from ..evaluation.pool_cpu import cpu_answers
 from ..evaluation.ray_errors import kill_actor
 from ..evaluation.ray_pool import RayEvaluator
-from ..evolution.members import Member
-from .actors import shares
 from ..evolution.islands import Plan
+from ..evolution.members import Member
+from ..evolution.packed_members import pack_members
+from .actors import shares
 from .epochs import IslandGeneration, IslandsLost
 from .runner import IslandRunner, received
-from .travel import pack_members
 
 __all__ = ["RayIslands"]
 

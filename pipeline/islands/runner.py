@@ -30,7 +30,8 @@ from .actors import IslandActors, Slot
 from ..evolution.islands import Plan, migrated
 from .epochs import IslandGeneration, Rows
 from .steady import island_epochs
-from .travel import Changes, pack_members, unpack_members
+from ..evolution.packed_members import pack_members, unpack_members
+from .travel import Changes
 
 __all__ = ["IslandRunner", "received"]
 
@@ -94,7 +95,7 @@ class IslandRunner:
         from `sources`, in `Plan.sources` order, if `migrate`): the epoch's generations, the
         actors found dead meanwhile and this process's CPU seconds so far (`cpu.py`); and its
         population after `last`. `own` None: the population this runner's previous epoch ended
-        with. Members come and go packed (`travel.py`)."""
+        with. Members come and go packed (`evolution/packed_members.py`)."""
         if hasattr(self, "broken"):
             raise self.broken
         if own is None:

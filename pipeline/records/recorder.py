@@ -35,7 +35,7 @@ from ..spec import RunSpec
 from ..spec_log import thinning
 from .dataset import committed, piece_record
 from .island_rows import IslandRows
-from .log_files import Commit, LogFiles
+from .log_files import Commit, HallChange, LogFiles, hall_key
 from .rundir import RunDir
 from .schema import Fields, Schema
 from .writer_process import fitting, log_writer
@@ -101,13 +101,13 @@ class Recorder:
         self._writer.put(commit, rows)
         return state
 
-    def _hall_changed(self, hall_of_fame: list[Member]) -> list[Member] | None:
-        """The hall of fame if it changed since the last sent (members or their fitness), else None."""
-        sent = _hall_key(hall_of_fame)
+    def _hall_changed(self, hall_of_fame: list[Member]) -> HallChange | None:
+        """How the hall of fame changed since the last sent (members or their fitness), else None."""
+        sent = list(map(hall_key, hall_of_fame))
         if sent == self._hall_sent:
             return None
-        self._hall_sent = sent
-        return list(hall_of_fame)
+        held, self._hall_sent = set(self._hall_sent or ()), sent
+        return HallChange.of(hall_of_fame, sent, held)
 
     def _kept(self, state: State) -> set[int] | None:
         """The ids `[log] individuals` keeps of this generation (None: all): the members alive
@@ -132,7 +132,7 @@ class Recorder:
         """On resume: checkpoint.json and best.json from the restored state."""
         self._writer.call("rewrite", self.checkpoint(state), state.generation, list(state.hall_of_fame),
                           list(state.rows))
-        self._hall_sent = _hall_key(state.hall_of_fame)
+        self._hall_sent = list(map(hall_key, state.hall_of_fame))
         self._first_generation = state.generation + 1
 
     def writer_cpu(self) -> float | None:
@@ -234,11 +234,6 @@ class Recorder:
                    order=_order(row.get("order")), error=_error(row.get("error")))
         m.fitness = self.objectives.fitness(columns, m.error)
         return m
-
-
-def _hall_key(hall_of_fame: list[Member]) -> list[tuple[int, Any]]:
-    """What says whether the hall of fame changed: its members' ids and weighted fitness."""
-    return [(m.id, getattr(m.fitness, "wvalues", None)) for m in hall_of_fame]
 
 
 def _error(value: Any) -> str | None:

@@ -132,7 +132,7 @@ _COLUMN_VALUES = st.sampled_from([
 @given(n=st.integers(0, 6), genomes=_GENOMES, columns=st.lists(_COLUMN_VALUES, max_size=3),
        uneven=st.sampled_from(["no", "extra", "reordered"]), seed=st.integers(0, 2**32 - 1))
 def test_members_travel_between_islands_and_driver_losslessly(n, genomes, columns, uneven, seed):
-    from pipeline.islands.travel import member_fields, pack_members, unpack_members
+    from pipeline.evolution.packed_members import member_fields, pack_members, unpack_members
     from pipeline.evolution.members import Member
 
     rng = np.random.default_rng(seed)

@@ -1,6 +1,7 @@
-"""Island members travel packed between the driver and the runners (`islands/travel.py`): they
-arrive as they left, their DEAP fitness included (set from the travelled weighted values, not
-recomputed from the columns)."""
+"""Members travel packed between the driver and the island runners (`evolution/packed_members.py`,
+`islands/travel.py`) and to the log's writer (the hall of fame's changes): they arrive as they
+left, their DEAP fitness included (set from the travelled weighted values, not recomputed from
+the columns)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pipeline.evolution.members import Member
                        max_size=8))
 def test_members_arrive_with_the_fitness_they_were_sent_with(values):
     from deap import creator
-    from pipeline.islands.travel import pack_members, unpack_members
+    from pipeline.evolution.packed_members import pack_members, unpack_members
 
     if not hasattr(creator, "FitnessTravel"):
         creator.create("FitnessTravel", base.Fitness, weights=(1.0, -1.0))
@@ -41,7 +42,8 @@ def test_members_arrive_with_the_fitness_they_were_sent_with(values):
 def test_a_population_travels_as_its_changes_and_is_rebuilt_from_the_one_before():
     """Members kept from the population before go as ids and come back as the receiver's own
     objects; the others travel packed, in their places."""
-    from pipeline.islands.travel import Changes, pack_members, unpack_members
+    from pipeline.evolution.packed_members import pack_members, unpack_members
+    from pipeline.islands.travel import Changes
 
     def member(i: int) -> Member:
         return Member(id=i, born=i, genome=np.full(4, i % 2 == 0), parents=[], origin="init", columns={"a": float(i)})
@@ -76,3 +78,32 @@ def test_a_log_table_arrives_as_it_left(rows, kind):
     packed = pickle.loads(pickle.dumps(pack_table(table)))
     back = unpack_table(packed)
     assert packed.rows == rows and back.equals(table) and back.schema.metadata == table.schema.metadata
+
+
+def test_the_hall_of_fame_travels_to_the_writer_as_its_changes():
+    """Only members the writer does not hold as they are travel (new ones, and one re-scored with a
+    new fitness), packed; the writer's hall after the change is the loop's, in its order."""
+    import pickle
+
+    from deap import creator
+    from pipeline.records.log_files import HallChange, hall_key
+
+    if not hasattr(creator, "FitnessHall"):
+        creator.create("FitnessHall", base.Fitness, weights=(1.0,))
+
+    def member(i: int, value: float, columns: dict | None = None) -> Member:
+        return Member(id=i, born=i, genome=np.arange(4) * i, parents=[], origin="init",
+                      columns=columns or {"a": value}, fitness=creator.FitnessHall((value,)))
+
+    before = [member(i, 10.0 - i) for i in range(4)]
+    hall = [member(7, 20.0), before[2], member(0, 9.5), before[1]]  # a new one, two kept, id 0 re-scored
+    keys = list(map(hall_key, hall))
+    change = HallChange.of(hall, keys, set(map(hall_key, before)))
+    assert change.ids == [7, 2, 0, 1] and [m.id for m in change.new] == [7, 0]
+    writer_before = pickle.loads(pickle.dumps(before))  # the writer's own copies
+    got = pickle.loads(pickle.dumps(change)).applied(writer_before)
+    assert list(map(hall_key, got)) == keys and got[1] is writer_before[2] and got[3] is writer_before[1]
+    assert all(np.array_equal(a.genome, b.genome) and a.columns == b.columns for a, b in zip(got, hall))
+    assert [m.fitness.values for m in got] == [m.fitness.values for m in hall]
+    odd = HallChange.of([member(9, 1.0, {"b": 1.0}), member(8, 2.0)], [(9, (1.0,)), (8, (2.0,))], set())
+    assert [m.fitness.values for m in pickle.loads(pickle.dumps(odd)).applied([])] == [(1.0,), (2.0,)]
