@@ -44,7 +44,8 @@ class HallChange:
         packed = pack_members(self.new)
         if not self.new or packed[0] != "packed":  # columns that differ: the members whole
             return HallChange, (self.ids, self.new)
-        return _unpacked_change, (self.ids, packed, type(self.new[0].fitness))
+        fitness_class = next((type(m.fitness) for m in self.new if m.fitness is not None), None)
+        return _unpacked_change, (self.ids, packed, fitness_class)
 
     def applied(self, before: list[Member]) -> list[Member]:
         """The hall of fame, from the writer's own hall `before` this change."""
@@ -52,7 +53,7 @@ class HallChange:
         return [members[i] for i in self.ids]
 
 
-def _unpacked_change(ids: list[int], packed: list, fitness_class: type) -> HallChange:
+def _unpacked_change(ids: list[int], packed: list, fitness_class: type | None) -> HallChange:
     return HallChange(ids, unpack_members(packed, fitness_class))
 
 
