@@ -305,8 +305,8 @@ class RunDir:
             held = [piece_table(p, columns, generations, wanted) for p in pieces.holding(generations)]
             return held or [empty_table(p, columns) for p in pieces.pieces[:1]]  # none: the columns alone
         tables = [t for t in retrying(self.pieces, read) if t is not None and (t.num_rows or t.num_columns)]
-        if not tables:
-            return pd.DataFrame(columns=columns or [])
+        if not tables:  # nothing logged yet (or none of `columns` in the log): no column to claim
+            return pd.DataFrame()
         frame = pd.concat([t.to_pandas() for t in tables], ignore_index=True)
         if "viable" in frame and frame["viable"].isna().any():  # an old run that failed after a resume
             frame["viable"] = frame["viable"].astype(object).where(frame["viable"].notna(), True).astype(bool)
