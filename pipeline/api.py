@@ -213,7 +213,8 @@ class Run:
         survivors re-scored under sampled fitness; `born` says when each was made). `viable` is
         False where the evaluation failed (`error` says why); runs written before those columns
         existed get them here (every row viable). `columns` and `generations` (a range or one
-        generation) read only those: the files and row groups that hold them, nothing else."""
+        generation) read only those: the files and row groups that hold them, nothing else. A
+        read that matches no row (generations past the last) has the log's columns, no rows."""
         published = self._dir.published()
         if isinstance(generations, int):
             generations = range(generations, generations + 1)
