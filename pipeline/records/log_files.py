@@ -21,7 +21,7 @@ from ..spec import RunSpec
 from .compaction import BLOCK_ROWS, Generation, compact
 from .island_rows import IslandRows
 from .rundir import RunDir
-from .schema import Fields, Schema
+from .schema import Fields, PendingRanks, Schema
 
 __all__ = ["Commit", "HallChange", "LogFiles"]
 
@@ -75,6 +75,7 @@ class Commit:
     summary: dict[str, Any]  # its generations row
     hall_of_fame: HallChange | None  # for best.json; None: the same as the generation before's
     due: bool  # checkpoint.json and best.json are due after it
+    ranks: PendingRanks | None = None  # the checkpoint's population_rank, to compute (None: there)
 
 
 class LogFiles:
@@ -94,6 +95,8 @@ class LogFiles:
         to recent/ as one batch; a compaction after the generation that fills a block (so parts
         end where they would one generation at a time), or the derived files if due."""
         for commit, table in zip(commits, self._tables(commits)):
+            if commit.ranks is not None:
+                commit.checkpoint["population_rank"] = commit.ranks.ranks()
             if commit.keep is not None:
                 wanted = pa.array(sorted(commit.keep), pa.int64())
                 table = table.filter(pc.is_in(table.column("id"), value_set=wanted))

@@ -37,7 +37,7 @@ from .dataset import committed, piece_record
 from .island_rows import IslandRows
 from .log_files import Commit, HallChange, LogFiles, hall_key
 from .rundir import RunDir
-from .schema import Fields, Schema
+from .schema import Fields, PendingRanks, Schema
 from .writer_process import fitting, log_writer
 
 __all__ = ["Recorder"]
@@ -94,8 +94,9 @@ class Recorder:
         due = time.monotonic() >= self._due_at
         if due:
             self._due_at = time.monotonic() + DERIVED_SECONDS
-        commit = Commit(state.generation, fields, built, islands, self._kept(state), self.checkpoint(state), row,
-                        self._hall_changed(state.hall_of_fame), due)
+        pending = self.schema.pending_ranks(state.population)  # ranked in the writer
+        commit = Commit(state.generation, fields, built, islands, self._kept(state), self.checkpoint(state, pending),
+                        row, self._hall_changed(state.hall_of_fame), due, pending)
         if state.generation == self._first_generation:
             self._writer = fitting(self._writer, commit)
         self._writer.put(commit, rows)
@@ -119,8 +120,9 @@ class Recorder:
         keep = {m.id for m in state.population} | {m.id for m in state.hall_of_fame}
         return keep | {m.id for pool in state.emigrants for m in pool}
 
-    def checkpoint(self, state: State) -> dict[str, Any]:
-        record = state.checkpoint(self.schema.ranks(state.population))
+    def checkpoint(self, state: State, pending: PendingRanks | None = None) -> dict[str, Any]:
+        """The state's record; its population's ranks left to `pending` (None: ranked now)."""
+        record = state.checkpoint(self.schema.ranks(state.population) if pending is None else None)
         if self.schema.hypervolume_reference is not None:
             record["hypervolume_reference"] = self.schema.hypervolume_reference
         return record

@@ -22,7 +22,7 @@ from ..evaluation.transport import pack, unpack
 from ..evolution.members import Member, Objectives, jsonable, viable
 from ..evolution.pareto import population_hypervolume, reference_point
 
-__all__ = ["Fields", "Schema", "exact_mean_std", "was_evaluated"]
+__all__ = ["Fields", "PendingRanks", "Schema", "exact_mean_std", "was_evaluated"]
 
 
 def exact_mean_std(values: Sequence[float]) -> tuple[float, float]:
@@ -65,6 +65,23 @@ class Fields(NamedTuple):
         writer process: a genome array pickled alone costs ~3 µs. (Not marshal for the rest: it
         writes any object with a buffer, a NumPy scalar among them, as bytes.)"""
         return _fields_of, (self.rows, pack(self.genomes), self.scores)
+
+
+class PendingRanks(NamedTuple):
+    """A population's ranks by fitness, ties to the older (`oldest_first_ranking`), taken in the
+    loop and computed where they are written: the log's writer process ranks a generation's
+    population, where two sorts and their bookkeeping were ~0.3 µs of the ~4 a steady-state
+    loop spent on each logged row (benchmarks/README.md, "Issue 42, eleventh pass")."""
+    ids: list[int]
+    wvalues: list[tuple]
+
+    def ranks(self) -> list[int]:
+        order = sorted(range(len(self.ids)), key=self.ids.__getitem__)  # two stable sorts keyed by C calls
+        order.sort(key=self.wvalues.__getitem__, reverse=True)
+        ranks = [0] * len(order)
+        for rank, place in enumerate(order):
+            ranks[place] = rank
+        return ranks
 
 
 def _fields_of(rows: list[tuple], genomes: list | tuple, scores: list[dict[str, Any]]) -> Fields:
@@ -243,17 +260,20 @@ class Schema:
     def ranks(self, population: list[Member]) -> list[int]:
         """Each member's rank, 0 = best: by fitness, ties to the older (first born), or for
         Pareto runs the non-dominated front it is on (0 = the first front)."""
-        if self.objectives.mode == "pareto":  # failed evaluations: on a front after every other
-            valid = viable(population)
-            fronts = tools.sortNondominated(valid, len(valid))
-            front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
-            return [front_of.get(id(m), len(fronts)) for m in population]
-        # `oldest_first_ranking` on the members' places, its two stable sorts keyed by C calls
-        order = sorted(range(len(population)), key=list(map(_ID, population)).__getitem__)
-        order.sort(key=list(map(_WVALUES, population)).__getitem__, reverse=True)
-        ranks = np.empty(len(population), dtype=np.int64)
-        ranks[order] = np.arange(len(population))
-        return ranks.tolist()
+        pending = self.pending_ranks(population)
+        if pending is not None:
+            return pending.ranks()
+        valid = viable(population)  # failed evaluations: on a front after every other
+        fronts = tools.sortNondominated(valid, len(valid))
+        front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
+        return [front_of.get(id(m), len(fronts)) for m in population]
+
+    def pending_ranks(self, population: list[Member]) -> PendingRanks | None:
+        """What `ranks` computes from, where that is each member's id and weighted values (not
+        for Pareto runs: None)."""
+        if self.objectives.mode == "pareto":
+            return None
+        return PendingRanks(list(map(_ID, population)), list(map(_WVALUES, population)))
 
     def best(self, generation: int, hall_of_fame: list[Member], task_spec: dict[str, Any]) -> dict[str, Any]:
         """best.json: the hall of fame, loadable as an agent."""

@@ -14,7 +14,17 @@ a SIGKILLed run loses what was queued, as with a thread, and no writer outlives
 its run to race the next resume; it ignores SIGINT and SIGTERM, which reach a
 terminal's whole process group: the loop closes it. Where `fork` is not the
 platform's (not Linux), the same `BatchWriter` runs as a thread of the loop's
-process. Islands on runners send their tables packed (`ipc.py`), and those go
+process.
+
+While generations come, the process reads the pipe every `DRAIN_SECONDS`, not as
+each arrives: the loop's write to a pipe whose reader sleeps in `read` wakes
+the other core, and on a VM that wake cost the sender ~40-50 µs of CPU, half
+of all it spent handing a steady-state generation of 100 rows over (benchmarks/README.md,
+"Issue 42, eleventh pass"); with the reader not waiting, a write is a copy.
+The pipe is widened (`PIPE_BYTES`) so that the loop does not block meanwhile. After
+a call (the loop waits for its reply), the process reads at once.
+
+Islands on runners send their tables packed (`ipc.py`), and those go
 down the pipe as they came (`island_rows.py`), where the writer's work on them
 cost the island driver's process 1.1-1.7 µs an evaluation as a thread of it
 (benchmarks/README.md, "Islands: the log's rows smaller, its writer apart").
@@ -22,7 +32,9 @@ cost the island driver's process 1.1-1.7 µs an evaluation as a thread of it
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import multiprocessing
 import os
 import pickle
@@ -30,6 +42,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 from ..heap import freeze_forked_children
@@ -39,6 +52,8 @@ __all__ = ["LogWriterProcess", "LogWriterThread", "fitting", "log_writer"]
 
 PR_SET_PDEATHSIG, PR_SET_NAME = 1, 15  # prctl(2)
 POLL_SECONDS = 1.0  # how often a loop waiting on the process checks that it lives
+DRAIN_SECONDS = 0.01  # the process reads the pipe at most this often while generations come
+PIPE_BYTES = 1 << 20  # the pipe's buffer, where it can be widened: ~100 generations of 100 rows
 
 
 def log_writer(target: Any, batch_rows: int, batch_items: int, linger: float,
@@ -138,13 +153,16 @@ class LogWriterProcess:
 
     def _start(self) -> None:
         freeze_forked_children()
-        ends = multiprocessing.get_context("fork").Pipe()
-        self._process = multiprocessing.get_context("fork").Process(
-            target=_serve, args=(ends[1], self._target, *self._options, os.getpid()), name="evo-log-writer",
-            daemon=True)
+        context = multiprocessing.get_context("fork")
+        (down_end, down), (up, up_end) = context.Pipe(duplex=False), context.Pipe(duplex=False)  # (reads, writes)
+        _widen(down.fileno())
+        self._process = context.Process(
+            target=_serve, args=(_Channel(down_end, up_end), self._target, *self._options, os.getpid()),
+            name="evo-log-writer", daemon=True)
         self._process.start()
-        ends[1].close()
-        self._conn = ends[0]
+        down_end.close()
+        up_end.close()
+        self._conn = _Channel(up, down)
         self._poller = select.poll()  # (`Connection.poll` builds a selector each call: ~30 µs a generation)
         self._poller.register(self._conn.fileno(), select.POLLIN)
 
@@ -217,6 +235,26 @@ class LogWriterThread:
         return getattr(self._target, name)(*args)
 
 
+class _Channel:
+    """One end of the loop's and the process's channel: two pipes, one each way (a pipe's
+    buffer can be widened; a socket pair's cannot be past its system default)."""
+
+    def __init__(self, reading: Any, writing: Any) -> None:
+        self._ends = reading, writing
+        self.recv_bytes, self.send_bytes, self.fileno = reading.recv_bytes, writing.send_bytes, reading.fileno
+
+    def close(self) -> None:
+        for end in self._ends:
+            end.close()
+
+
+def _widen(fd: int) -> None:
+    """The pipe's buffer at `PIPE_BYTES` where the system allows (Linux), so that the loop does
+    not block on a full pipe while the process drains it at `DRAIN_SECONDS`."""
+    with contextlib.suppress(AttributeError, OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
 def _serve(conn: Any, target: Any, batch_rows: int, batch_items: int, linger: float, parent: int) -> None:
     """The process: reads the pipe, hands puts to a `BatchWriter`, answers calls."""
     _die_with(parent)
@@ -230,7 +268,12 @@ def _serve(conn: Any, target: Any, batch_rows: int, batch_items: int, linger: fl
         send(("written", rows, items) if error is None else ("error", _portable(error)))
 
     writer = BatchWriter(target.write, batch_rows, batch_items, linger, done=done)
+    pending = select.poll()
+    pending.register(conn.fileno(), select.POLLIN)
+    kind = None
     while True:
+        if kind == "put" and not pending.poll(0):  # (see the module's docstring)
+            time.sleep(DRAIN_SECONDS)
         try:
             kind, *args = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):  # the loop is gone without closing: write what came
