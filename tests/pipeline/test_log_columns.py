@@ -134,10 +134,12 @@ def test_array_genomes_travel_to_the_writer_process_equal():
 @given(members=_members(), mode=st.sampled_from(["weighted", "lexicographic"]))
 def test_the_checkpoint_s_ranks_are_the_oldest_first_ranking(members, mode):
     """`Schema.ranks` (two index sorts) ranks as `oldest_first_ranking` of the members does:
-    fittest first, ties to the first born, failed evaluations last."""
+    fittest first, ties to the first born, failed evaluations last; and so do the ranks the log's
+    writer process computes from what the loop sends it (`PendingRanks`)."""
     schema = Schema("run-1", KIND, SimpleNamespace(mode=mode, fitness_class=creator.Fitness_p1))
     expected = {id(m): rank for rank, m in enumerate(oldest_first_ranking(members))}
     assert schema.ranks(members) == [expected[id(m)] for m in members]
+    assert pickle.loads(pickle.dumps(schema.pending_ranks(members))).ranks() == schema.ranks(members)
 
 
 def test_an_island_generation_travels_to_the_writer_process_with_its_rows_equal():
