@@ -70,8 +70,8 @@ class Fields(NamedTuple):
 class PendingRanks(NamedTuple):
     """A population's ranks by fitness, ties to the older (`oldest_first_ranking`), taken in the
     loop and computed where they are written: the log's writer process ranks a generation's
-    population, where two sorts and their bookkeeping were ~0.3 µs of the ~4 a steady-state
-    loop spent on each logged row (benchmarks/README.md, "Issue 42, eleventh pass")."""
+    population, where two sorts and their bookkeeping cost a steady-state loop ~0.5 µs of each
+    logged row, and taking these ~0.1 (benchmarks/README.md, "Issue 42, eleventh pass")."""
     ids: list[int]
     wvalues: list[tuple]
 

@@ -18,8 +18,8 @@ process.
 
 While generations come, the process reads the pipe every `DRAIN_SECONDS`, not as
 each arrives: the loop's write to a pipe whose reader sleeps in `read` wakes
-the other core, and on a VM that wake cost the sender ~40-50 µs of CPU, half
-of all it spent handing a steady-state generation of 100 rows over (benchmarks/README.md,
+the other core, and on a VM that wake cost the sender ~40-50 µs of CPU, a
+quarter of what handing a steady-state generation of 100 rows over cost it (benchmarks/README.md,
 "Issue 42, eleventh pass"); with the reader not waiting, a write is a copy.
 The pipe is widened (`PIPE_BYTES`) so that the loop does not block meanwhile. After
 a call (the loop waits for its reply), the process reads at once.
@@ -237,7 +237,7 @@ class LogWriterThread:
 
 class _Channel:
     """One end of the loop's and the process's channel: two pipes, one each way (a pipe's
-    buffer can be widened; a socket pair's cannot be past its system default)."""
+    buffer is widened by one call, `F_SETPIPE_SZ`)."""
 
     def __init__(self, reading: Any, writing: Any) -> None:
         self._ends = reading, writing
