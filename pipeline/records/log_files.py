@@ -96,7 +96,7 @@ class LogFiles:
         end where they would one generation at a time), or the derived files if due."""
         for commit, table in zip(commits, self._tables(commits)):
             if commit.ranks is not None:
-                commit.checkpoint["population_rank"] = commit.ranks.ranks()
+                commit.checkpoint["population_rank"] = commit.ranks.ranks(commit.checkpoint["population"])
             if commit.keep is not None:
                 wanted = pa.array(sorted(commit.keep), pa.int64())
                 table = table.filter(pc.is_in(table.column("id"), value_set=wanted))

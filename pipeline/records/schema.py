@@ -71,12 +71,13 @@ class PendingRanks(NamedTuple):
     """A population's ranks by fitness, ties to the older (`oldest_first_ranking`), taken in the
     loop and computed where they are written: the log's writer process ranks a generation's
     population, where two sorts and their bookkeeping cost a steady-state loop ~0.5 µs of each
-    logged row, and taking these ~0.1 (benchmarks/README.md, "Issue 42, eleventh pass")."""
-    ids: list[int]
+    logged row, and taking these ~0.1 (benchmarks/README.md, "Issue 42, eleventh pass"). The
+    members' ids are the checkpoint's `population`, so they travel once."""
     wvalues: list[tuple]
 
-    def ranks(self) -> list[int]:
-        order = sorted(range(len(self.ids)), key=self.ids.__getitem__)  # two stable sorts keyed by C calls
+    def ranks(self, ids: list[int]) -> list[int]:
+        """The ranks of the members with these ids (in the population's order)."""
+        order = sorted(range(len(ids)), key=ids.__getitem__)  # two stable sorts keyed by C calls
         order.sort(key=self.wvalues.__getitem__, reverse=True)
         ranks = [0] * len(order)
         for rank, place in enumerate(order):
@@ -262,18 +263,18 @@ class Schema:
         Pareto runs the non-dominated front it is on (0 = the first front)."""
         pending = self.pending_ranks(population)
         if pending is not None:
-            return pending.ranks()
+            return pending.ranks(list(map(_ID, population)))
         valid = viable(population)  # failed evaluations: on a front after every other
         fronts = tools.sortNondominated(valid, len(valid))
         front_of = {id(m): f for f, front in enumerate(fronts) for m in front}
         return [front_of.get(id(m), len(fronts)) for m in population]
 
     def pending_ranks(self, population: list[Member]) -> PendingRanks | None:
-        """What `ranks` computes from, where that is each member's id and weighted values (not
-        for Pareto runs: None)."""
+        """What `ranks` computes from besides the ids, where that is the members' weighted
+        values (not for Pareto runs: None)."""
         if self.objectives.mode == "pareto":
             return None
-        return PendingRanks(list(map(_ID, population)), list(map(_WVALUES, population)))
+        return PendingRanks(list(map(_WVALUES, population)))
 
     def best(self, generation: int, hall_of_fame: list[Member], task_spec: dict[str, Any]) -> dict[str, Any]:
         """best.json: the hall of fame, loadable as an agent."""
