@@ -85,14 +85,16 @@ def _weighted_values(individuals: Sequence[Any]) -> np.ndarray:
 SCALAR_ENTRANTS = 16  # a tournament of up to this many draws in all is run entrant by entrant
 
 
-def tournament(keys: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def tournament(keys: Sequence[float] | np.ndarray, k: int, size: int, rng: np.random.Generator) -> list[int]:
     """Indices of `k` tournament winners, each the entrant of lowest key (`tournament_keys`) among
     `size` drawn with replacement (a tie goes to the entrant drawn first; a NaN key wins, as
     `argmin`'s). A breeder calls it child by child, where NumPy's call costs more than its
-    draws: a few entrants are drawn one by one (`bounded_draws`, the same draws)."""
+    draws: a few entrants are drawn one by one (`bounded_draws`, the same draws), quickest
+    from keys as a list (`keys.tolist()`: Python floats compare at half a NumPy scalar's cost),
+    and the winners come as a list (a breeder takes them one by one)."""
     if k * size > SCALAR_ENTRANTS:
         entrants = rng.integers(len(keys), size=k * size).reshape(k, size)  # as size=(k, size), cheaper
-        return entrants[np.arange(k), keys[entrants].argmin(axis=1)]
+        return entrants[np.arange(k), np.asarray(keys)[entrants].argmin(axis=1)].tolist()
     draw, n, winners = bounded_draws(rng), len(keys), []
     for _ in range(k):
         best = draw(n)
@@ -103,7 +105,7 @@ def tournament(keys: np.ndarray, k: int, size: int, rng: np.random.Generator) ->
             if key < lowest or (key != key and lowest == lowest):
                 best, lowest = entrant, key
         winners.append(best)
-    return np.array(winners, dtype=np.int64)
+    return winners
 
 
 def bounded_draws(rng: np.random.Generator) -> Callable[[int], int]:

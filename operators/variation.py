@@ -17,8 +17,8 @@ from .kind import GenomeKind
 
 __all__ = ["Child", "Unfinished", "finish_all", "var_or"]
 
-# select(k, rng) -> k indices into the parents' genomes
-Select = Callable[[int, np.random.Generator], np.ndarray]
+# select(k, rng) -> k indices into the parents' genomes (a list, or an array of ints)
+Select = Callable[[int, np.random.Generator], Sequence[int]]
 
 
 class Unfinished(NamedTuple):
@@ -66,7 +66,7 @@ def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int,
     one child draws the same either way."""
     if parents_first:
         origins = rng.random(count).tolist()
-        drawn = iter(select(sum(2 if d < cxpb else 1 for d in origins), rng).tolist())
+        drawn = iter(np.asarray(select(sum(2 if d < cxpb else 1 for d in origins), rng)).tolist())
         draw, pick = iter(origins).__next__, lambda k, _rng: [next(drawn) for _ in range(k)]
     else:
         draw, pick = rng.random, select

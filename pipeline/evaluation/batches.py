@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .core import Evaluated, Evaluator, merge_chunks
+from .transport import pack, sealed
 
 __all__ = ["Batch", "WorkerPool"]
 
@@ -39,6 +40,11 @@ class Batch:
     def describe(self, chunk: int) -> str:
         start, stop = self.bounds[chunk]
         return f"chunk {chunk + 1} of {len(self.bounds)} (genomes {start}-{stop - 1})"
+
+    def call(self, chunk: int) -> bytes:
+        """Chunk `chunk` as an actor's `evaluate` takes it: genomes `pack`ed, seeds, task spec, `sealed`."""
+        start, stop = self.bounds[chunk]
+        return sealed((pack(self.genomes[start:stop]), list(self.seeds[start:stop]), self.task_spec))
 
     def learned(self, chunk: int, learned: Any, task: Any) -> None:
         """Hand `task` (in this process) what a worker's task learned scoring chunk `chunk`, if

@@ -39,7 +39,7 @@ from .core import (Evaluated, EvaluationError, TaskCache, auto_chunk_size, check
 from .deadline import timeout_line
 from .ray_errors import death_reason, kill_actor
 from .ray_gcs import GcsWatch, current_gcs
-from .transport import pack, unpack
+from .transport import opened, sealed, unpack
 
 # Automatic chunking: one chunk per worker. Each call costs ~1-5 ms on top of
 # compute (Ray round trip, shipping genomes), and a cheap task (set cover:
@@ -61,15 +61,15 @@ class _TaskActor:
         freeze_heap()  # the task and Ray's objects live as long as the actor: no collection walks them
         return ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
 
-    def evaluate(self, packed: tuple | list, seeds: list[int],
-                 task_spec: dict | None = None) -> tuple[dict, float, Any]:
-        """The chunk's columns, its seconds, and what the task learned scoring it that the
-        driver would compute again (`task.learned`; None for most tasks)."""
+    def evaluate(self, call: bytes) -> bytes:
+        """A chunk (`Batch.call`): its columns, its seconds, and what the task learned scoring it
+        that the driver would compute again (`task.learned`; None for most tasks), `sealed`."""
         start = time.perf_counter()
+        packed, seeds, task_spec = opened(call)
         task, genomes = self.tasks.get(task_spec), unpack(packed)
         columns = narrowed(task.evaluate, genomes, seeds, "a chunk")
         seconds = time.perf_counter() - start
-        return columns, seconds, learned_by(task, genomes, task_spec)
+        return sealed((columns, seconds, learned_by(task, genomes, task_spec)))
 
     def cpu(self) -> float:
         """This process's CPU seconds so far (a run's per-process figures, `cpu.py`)."""
@@ -289,9 +289,7 @@ class RayEvaluator(WorkerPool):
                 if not self._queue:
                     return
                 batch, chunk = self._queue.popleft()
-                start, stop = batch.bounds[chunk]
-                ref = actor.handle.evaluate.remote(pack(batch.genomes[start:stop]),
-                                                   list(batch.seeds[start:stop]), batch.task_spec)
+                ref = actor.handle.evaluate.remote(batch.call(chunk))
                 if not actor.running:
                     actor.busy_since = time.monotonic()
                 actor.running.append(ref)
@@ -300,7 +298,7 @@ class RayEvaluator(WorkerPool):
     def _finish_chunk(self, ref: Any) -> None:
         batch, chunk, actor = self._running[ref]
         try:
-            columns, seconds, learned = ray.get(ref)
+            columns, seconds, learned = opened(ray.get(ref))
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {actor.label}: {one_line(error.cause)}") from error.cause
         except RayError as error:

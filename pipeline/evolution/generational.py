@@ -16,6 +16,8 @@ run restarts where an uninterrupted one would.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Sequence
+
 import numpy as np
 
 from operators import selection
@@ -70,11 +72,13 @@ class Generational:
         if self.settings.algorithm in ("nsga2", "nsga3", "map-elites"):  # their pressure is in survival
             def select(k: int, rng: np.random.Generator) -> np.ndarray:
                 return parents[selection.uniform(len(parents), k, rng)]
-        else:
-            keys = selection.tournament_keys([population[i] for i in parents])
+        else:  # keys as a list, winners as they come where every member may breed (`tournament`)
+            keys = selection.tournament_keys([population[i] for i in parents]).tolist()
+            size, every = self.settings.tournament, len(parents) == len(population)
 
-            def select(k: int, rng: np.random.Generator) -> np.ndarray:
-                return parents[selection.tournament(keys, k, self.settings.tournament, rng)]
+            def select(k: int, rng: np.random.Generator) -> Sequence[int]:
+                winners = selection.tournament(keys, k, size, rng)
+                return winners if every else parents[winners]
         children = var_or(self.context.kind, [m.genome for m in population], select, count,
                           ops.crossover_rate, ops.mutation_rate, rng, repair=ops.repair, finish_later=True)
         return new_members(children, population, generation, next_id)

@@ -73,6 +73,8 @@ class Objectives:
         if not hasattr(creator, class_name):
             creator.create(class_name, base.Fitness, weights=deap_weights)
         self.fitness_class = getattr(creator, class_name)
+        # one weighted objective (most runs): `fitness` without the general path's generator
+        self._single = next(iter(self.weights.items())) if self.mode == "weighted" and len(names) == 1 else None
 
     def values(self, columns: dict[str, Any]) -> tuple[float, ...]:
         if self.mode == "weighted":
@@ -85,8 +87,13 @@ class Objectives:
         workers ~2 us an arrival). A failed evaluation (`error`) gets DEAP's invalid fitness (no
         values), which `selection.best_first` ranks after every valid one."""
         fit = object.__new__(self.fitness_class)
-        fit.wvalues = () if error is not None else tuple(map(operator.mul, self.values(columns),
-                                                             self.fitness_class.weights))
+        if error is not None:
+            fit.wvalues = ()
+        elif self._single is not None:  # `values` and DEAP's weight 1.0, the same roundings (~0.7 us less)
+            name, weight = self._single
+            fit.wvalues = ((0.0 + weight * float(columns[name])) * 1.0,)
+        else:
+            fit.wvalues = tuple(map(operator.mul, self.values(columns), self.fitness_class.weights))
         return fit
 
     def failure(self, columns: dict[str, Any]) -> str | None:

@@ -28,7 +28,7 @@ from ray.exceptions import RayError, RayTaskError
 from ..evaluation.batches import Batch
 from ..evaluation.core import MAX_AUTO_CHUNK, Evaluated, EvaluationError, Evaluator, check_batch, chunk_bounds, one_line
 from ..evaluation.ray_pool import Slot
-from ..evaluation.transport import pack
+from ..evaluation.transport import opened
 from .epochs import IslandsLost
 
 __all__ = ["ActorsLost", "IslandActors", "island_chunk", "shares"]
@@ -152,16 +152,14 @@ class IslandActors(Evaluator):
             if len(self.load[number]) >= LANES:
                 return
             batch, chunk = self._queue.popleft()
-            start, stop = batch.bounds[chunk]
-            ref = self.actors[number].evaluate.remote(pack(batch.genomes[start:stop]), list(batch.seeds[start:stop]),
-                                                      batch.task_spec)
+            ref = self.actors[number].evaluate.remote(batch.call(chunk))
             self.load[number].append(ref)
             self._running[ref] = (batch, chunk, number)
 
     def _finished(self, ref: Any, value: tuple | None = None) -> None:
         batch, chunk, number = self._running.pop(ref)
         try:
-            columns, seconds, learned = value if value is not None else ray.get(ref)
+            columns, seconds, learned = opened(value if value is not None else ray.get(ref))
         except RayTaskError as error:  # the task raised: a bad genome, not a bad worker
             raise EvaluationError(f"{batch.describe(chunk)} on {self.labels[number]}: {one_line(error.cause)}") \
                 from None

@@ -30,6 +30,7 @@ from ..evaluation.cpu import CpuLedger
 from ..evaluation.pool_cpu import cpu_answers
 from ..evaluation.ray_errors import kill_actor
 from ..evaluation.ray_pool import RayEvaluator
+from ..evaluation.transport import opened
 from ..evolution.islands import Plan
 from ..evolution.members import Member
 from ..evolution.packed_members import pack_members
@@ -128,7 +129,7 @@ class RayIslands:
         for ref in ready:
             island = self._running.pop(ref)
             try:
-                sent, lost, cpu = values[ref] if ref in values else ray.get(ref)
+                sent, lost, cpu = opened(values[ref] if ref in values else ray.get(ref))
             except RayTaskError as error:  # the island's own code raised (a task error, a broken spec)
                 cause = error.cause
                 if isinstance(cause, (RayError, IslandsLost)):  # a source's runner, or its own actors, lost

@@ -32,6 +32,7 @@ from .epochs import IslandGeneration, Rows
 from .steady import island_epochs
 from ..evolution.packed_members import pack_members, unpack_members
 from .travel import Changes
+from ..evaluation.transport import sealed
 
 __all__ = ["IslandRunner", "received"]
 
@@ -90,12 +91,13 @@ class IslandRunner:
         self.actors.adopt(slots)
 
     def run_epoch(self, island: int, first: int, last: int, migrate: bool, own: list | None,
-                  *packed_sources: list) -> tuple[tuple[Sent, list[tuple[int, str]], float], list]:
+                  *packed_sources: list) -> tuple[bytes, list]:
         """Generations `first`..`last` of `island` from `own` (with the migration after `first - 1`
         from `sources`, in `Plan.sources` order, if `migrate`): the epoch's generations, the
         actors found dead meanwhile and this process's CPU seconds so far (`cpu.py`); and its
         population after `last`. `own` None: the population this runner's previous epoch ended
-        with. Members come and go packed (`evolution/packed_members.py`)."""
+        with. Members come and go packed (`evolution/packed_members.py`); the epoch's generations,
+        dead actors and CPU go `sealed` (one object for Ray, not a hook call per object)."""
         if hasattr(self, "broken"):
             raise self.broken
         if own is None:
@@ -113,7 +115,7 @@ class IslandRunner:
         done, population = self.epochs(island, population, first, last)
         self.kept = (last, population)
         lost, self.actors.lost = self.actors.lost, []
-        return (_sent(done, start), lost, time.process_time()), pack_members(population)
+        return sealed((_sent(done, start), lost, time.process_time())), pack_members(population)
 
     def _arrived(self, packed: list) -> list[Member]:
         """Members as `pack_members` sent them, with their DEAP fitness."""

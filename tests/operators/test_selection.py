@@ -73,7 +73,7 @@ def test_tournament_winners_are_argmins_nan_included(seed, size, k, keys):
     keys = np.array(keys)
     entrants = np.random.default_rng(seed).integers(len(keys), size=(k, size))
     expected = [int(row[keys[row].argmin()]) for row in entrants]
-    assert selection.tournament(keys, k, size, np.random.default_rng(seed)).tolist() == expected
+    assert selection.tournament(keys, k, size, np.random.default_rng(seed)) == expected
 
 
 def test_an_empty_population_has_no_keys_and_no_ranks():

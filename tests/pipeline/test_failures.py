@@ -96,6 +96,23 @@ def test_nan_and_improving_infinity_fail_and_worsening_infinity_is_a_legal_worst
     assert worst.fitness.valid and selection.best_first([failed, worst]) == [worst, failed]
 
 
+@settings(max_examples=200, deadline=None)
+@given(value=st.floats() | st.integers(-2**60, 2**60) | st.sampled_from([0.0, -0.0]),
+       weight=st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([1.0, -1.0, 0.5, -0.0]))
+def test_one_weighted_objective_takes_the_general_paths_value_to_the_bit(value, weight):
+    """`Objectives.fitness`'s path for one weighted objective against `values` times DEAP's weights."""
+    from pipeline.evolution.members import Objectives
+    from pipeline.spec import load_spec
+
+    spec = load_spec(FLAKY)
+    objectives = Objectives(spec.model_copy(update={"objectives": spec.objectives.model_copy(
+        update={"mode": "weighted", "weights": {"score": weight}})}), ("score",), (1.0,), None)
+    assert objectives._single == ("score", weight)
+    columns = {"score": value}
+    general = tuple(v * w for v, w in zip(objectives.values(columns), objectives.fitness_class.weights))
+    assert repr(objectives.fitness(columns).wvalues) == repr(general)  # NaN and -0.0 alike
+
+
 class _Ind:
     def __init__(self, i: int, value: float | None) -> None:
         self.id = i
