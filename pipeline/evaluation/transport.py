@@ -3,11 +3,8 @@
 Ray inlines small arguments (under ~100 KB) in the call itself and sends bigger
 ones through the object store, which costs milliseconds per call. So a chunk of
 equal-shape arrays travels as one stacked buffer, and bool arrays (bitstring
-genomes) as packed bits, 8 times smaller. Numeric chunks travel as a list of
-bytes, ints and strings, which Ray encodes with msgpack; an ndarray or a tuple
-would go through cloudpickle, which cost the driver (or the island dispatcher)
-about 30 us a call, 10-13% of its CPU at 64 workers (measured with py-spy,
-benchmarks/README.md). Anything else travels as a list, pickled.
+genomes) as packed bits, 8 times smaller: a list of bytes, ints and strings.
+Anything else travels as a list, pickled.
 `unpack(pack(genomes))` gives back equal genomes, as a list. Members travel
 on the same packing (`evolution/packed_members.py`); this module knows chunks only.
 
@@ -59,7 +56,7 @@ def unpack(packed: tuple | list) -> list:
 
 def sealed(value: Any) -> bytes:
     """`value` as one bytes object for a Ray call (`opened` gives it back): the C pickler, or
-    Ray's cloudpickle for what that refuses (a class or function made in `__main__`)."""
+    Ray's cloudpickle for what that refuses (a lambda, a function or class made in a function)."""
     try:
         return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, AttributeError, TypeError):

@@ -156,7 +156,7 @@ class IslandActors(Evaluator):
             self.load[number].append(ref)
             self._running[ref] = (batch, chunk, number)
 
-    def _finished(self, ref: Any, value: tuple | None = None) -> None:
+    def _finished(self, ref: Any, value: bytes | None = None) -> None:
         batch, chunk, number = self._running.pop(ref)
         try:
             columns, seconds, learned = opened(value if value is not None else ray.get(ref))

@@ -23,6 +23,7 @@ from typing import Any
 
 from fitness.plugins import install_bundle
 
+from ..evaluation.transport import sealed
 from ..evolution.members import Member
 from ..evolution.scoring import Scorer
 from ..evolution.tracking import Tracker
@@ -32,7 +33,6 @@ from .epochs import IslandGeneration, Rows
 from .steady import island_epochs
 from ..evolution.packed_members import pack_members, unpack_members
 from .travel import Changes
-from ..evaluation.transport import sealed
 
 __all__ = ["IslandRunner", "received"]
 
