@@ -11,8 +11,8 @@ on the same packing (`evolution/packed_members.py`); this module knows chunks on
 A chunk's call and its reply each travel as one `sealed` bytes object: Ray
 serialises every argument and every value on its own, through a Python hook
 per object, and one call of three arguments with a reply of a few arrays cost
-its caller ~230 us of the calling thread against ~175 us sealed (and ~450 us
-of the process against ~380; 2-core VM, benchmarks/README.md).
+its caller ~195 us of the calling thread against ~147 us sealed, and ~405 us
+of the process against ~326 (`benchmarks/bench_chunk_call.py`, 2-core VM).
 """
 
 from __future__ import annotations
