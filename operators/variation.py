@@ -66,7 +66,7 @@ def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int,
     one child draws the same either way."""
     if parents_first:
         origins = rng.random(count).tolist()
-        drawn = iter(np.asarray(select(sum(2 if d < cxpb else 1 for d in origins), rng)).tolist())
+        drawn = iter(select(sum(2 if d < cxpb else 1 for d in origins), rng))
         draw, pick = iter(origins).__next__, lambda k, _rng: [next(drawn) for _ in range(k)]
     else:
         draw, pick = rng.random, select

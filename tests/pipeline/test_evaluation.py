@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.evaluation import ERROR, EvaluationError, LocalEvaluator, evaluation_seeds, make_evaluator
-from pipeline.evaluation.transport import pack, unpack
+from pipeline.evaluation.transport import opened, pack, sealed, unpack
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"problem": "setcover", "N": 100, "seed": 42}  # 427 lists, builds in ~0.05 s
@@ -110,6 +110,17 @@ def test_genomes_travel_to_actors_losslessly(genomes, through_ray, request):
             assert got.tolist() == sent.tolist()
         else:
             assert got == sent
+
+
+def test_a_sealed_call_opens_to_what_was_sealed_and_what_pickle_refuses_goes_through_cloudpickle():
+    """A chunk's call and reply as actors get them (`Batch.call`, `_TaskActor.evaluate`)."""
+    genomes = [np.arange(6) % 2 == 0, np.arange(6) % 3 == 0]
+    packed, seeds, task_spec = opened(sealed((pack(genomes), [7, 8], {"opponents": {"expert": 10}})))
+    assert [g.tolist() for g in unpack(packed)] == [g.tolist() for g in genomes]
+    assert (seeds, task_spec) == ([7, 8], {"opponents": {"expert": 10}})
+    scale = 3
+    learned = opened(sealed({"double": lambda x: scale * x}))  # a closure: not the C pickler's
+    assert learned["double"](2) == 6
 
 
 _GENOMES = st.sampled_from([
