@@ -31,7 +31,8 @@ were busy in all (of which Ray's own daemons: raylets, GCS, dashboard agents,
 a fixed cost per second), and the same for the ceiling: on a machine with
 fewer cores than processes, CPU is what bounds the efficiency. With
 islands, also what the run measured itself (run.json's `cpu_per_evaluation`,
-from when the islands are up, generation 0 included, so higher). With
+from when the islands are up, generation 0 included, so higher; its driver's
+figure holds this benchmark's /proc sampling thread, shown beside it). With
 `--timeline`, each run's workers' busy share and the share of a call's time
 beyond its sleeps, against the bare actors' (`worker_timeline.py`).
 
@@ -211,8 +212,9 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
                     spent.update({**cpu, "seconds": seconds})
                     processes[:] = roles.processes
 
+        sampled = roles.sampling
         run = pipeline.run(data, address=address, workers=workers, out=str(out), on_generation=after)
-        cpu = time.process_time() - cpu
+        cpu, sampled = time.process_time() - cpu, roles.sampling - sampled
         scored = evaluated_rows(out)
         efficiency, slept = run_efficiency(out, scored, workers)
         in_window = int((scored["generation"] > first_epoch).sum())
@@ -224,6 +226,7 @@ def one_round(workers: int, lam: int, ms: float, sigma: float, args: argparse.Na
                         "cpu_ms": per_evaluation(spent, in_window),
                         "process_us": per_process(processes, in_window),
                         "run_cpu_us": json.loads((out / "run.json").read_text()).get("cpu_per_evaluation"),
+                        "sampler_us": 1e6 * sampled / evaluations,  # in run.json's driver: this benchmark's
                         "timeline": describe(summarise(calls_dir, generation_times, workers)) if calls_dir else ""})
     per_worker_generation = max(1, lam // (2 * workers))  # the generational pool's chunks
     about_50ms = max(1, round(50 / ms))  # the steady-state batches' size at W = 8
@@ -366,8 +369,9 @@ def measure_workers(workers: int, args: argparse.Namespace, address: str, tmp: P
                 own = row["run_cpu_us"]
                 islands = " ".join(f"{v:.1f}" for v in own["islands"])
                 writer = "-" if own.get("writer") is None else f"{own['writer']:.1f}"
-                print(f"  - the run's own (run.json, first round, generation 0 included): driver | each island "
-                      f"runner | log writer | actors max / mean: {own['driver']:.1f} | {islands} | {writer} | "
+                print(f"  - the run's own (run.json, first round, generation 0 included): driver (of it this "
+                      f"benchmark's /proc sampler) | each island runner | log writer | actors max / mean: "
+                      f"{own['driver']:.1f} ({row['sampler_us']:.1f}) | {islands} | {writer} | "
                       f"{own['actors']['max']:.1f} / {own['actors']['mean']:.1f}", flush=True)
             for r, (timeline, calls) in enumerate(zip(row["timelines"], row["ceiling_calls"]), start=1):
                 if timeline:

@@ -80,6 +80,7 @@ class CpuByRole:
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._driver = time.process_time()
         self._own = 0.0
+        self.sampling = 0.0  # the sampling thread's CPU seconds in all: the driver's, not the run's
         self._opened = time.perf_counter()
         self.processes: list[tuple[str, float]] = []  # the last window's (role, CPU seconds) per process
 
@@ -93,7 +94,9 @@ class CpuByRole:
             before = time.thread_time()
             self._take()
             with self._lock:
-                self._own += time.thread_time() - before  # the sampling's own CPU: not the driver's
+                spent = time.thread_time() - before  # the sampling's own CPU: not the driver's
+                self._own += spent
+                self.sampling += spent
 
     def _take(self) -> None:
         readings = _readings()

@@ -31,7 +31,12 @@ def _best(pool: Sequence[Any], mu: int, key: Key) -> list[Any]:
             failed.append(ind)
             continue
         identity = key(ind)
-        (copies if identity in seen else first).append(ind)
+        if identity in seen:
+            copies.append(ind)
+            continue
+        first.append(ind)
+        if len(first) == mu:  # the mu fittest distinct ones: nobody ranked later enters (no key more to make)
+            return first
         seen.add(identity)
     return (first + copies + failed)[:mu]
 

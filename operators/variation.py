@@ -66,23 +66,33 @@ def var_or(kind: GenomeKind, genomes: Sequence[Any], select: Select, count: int,
     one child draws the same either way."""
     if parents_first:
         origins = rng.random(count).tolist()
-        drawn = iter(select(sum(2 if d < cxpb else 1 for d in origins), rng))
-        draw, pick = iter(origins).__next__, lambda k, _rng: [next(drawn) for _ in range(k)]
+        take = iter(select(sum(2 if d < cxpb else 1 for d in origins), rng)).__next__
+        draw, one = iter(origins).__next__, take
+
+        def two() -> tuple[int, int]:
+            return take(), take()
     else:
-        draw, pick = rng.random, select
+        draw = rng.random
+
+        def one() -> int:
+            return select(1, rng)[0]
+
+        def two() -> Sequence[int]:
+            return select(2, rng)
     later = kind.finishing if finish_later else None
     children = []
     for _ in range(count):
         origin = draw()
         if origin < cxpb:
-            a, b = (int(i) for i in pick(2, rng))
+            a, b = two()
+            a, b = int(a), int(b)
             child = Child(kind.crossover(genomes[a], genomes[b], rng), [a, b], "crossover")
         elif origin < cxpb + mutpb:
-            a = int(pick(1, rng)[0])
+            a = int(one())
             mutant = (later or kind).mutate(genomes[a], rng)  # `later`: the kind's mutation before its finish
             child = Child(Unfinished(mutant, genomes[a], later.finish) if later else mutant, [a], "mutation")
         else:
-            a = int(pick(1, rng)[0])
+            a = int(one())
             child = Child(kind.copy(genomes[a]), [a], "reproduction")
         if repair and child.origin not in kind.repaired_origins:
             child.genome = Unfinished(child.genome, None, later.finish) if later is not None \

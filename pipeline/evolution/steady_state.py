@@ -123,18 +123,19 @@ class SteadyState:
         for m in scored:
             if m.error is not None:  # a failed evaluation never joins: viable arrivals fill its place
                 continue
-            key = self.context.kind.identity(m.genome)
             if len(population) < self.settings.size:
-                book.add(len(population), m, key)
+                book.add(len(population), m, self.context.kind.identity(m.genome))
                 population.append(m)
                 continue
+            worst, worst_values = book.worst(population)
+            if not m.fitness.wvalues > worst_values:  # no place for it: no identity to make
+                continue
+            key = self.context.kind.identity(m.genome)
             if self.settings.distinct and book.holds(key):
                 continue
-            worst, worst_values = book.worst(population)
-            if m.fitness.wvalues > worst_values:
-                book.remove(population[worst])
-                book.add(worst, m, key)
-                population[worst] = m
+            book.remove(population[worst])
+            book.add(worst, m, key)
+            population[worst] = m
         self._books[island] = (population, book)
         return population
 
